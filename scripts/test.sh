@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs every test of tsaot, twice:
+#   build/       RelWithDebInfo, -Werror
+#   build-asan/  Debug with AddressSanitizer (leak checks on) and
+#                UndefinedBehaviorSanitizer (stop at the first report)
+# Installs missing Debian packages first (scripts/install-deps.sh).
+# Exit status 0 only when both builds succeed and all their tests pass.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash scripts/install-deps.sh
+
+# configure DIR ARGS...: a new build folder uses Ninja; an existing one keeps
+# the generator it was made with.
+configure() {
+  local dir=$1
+  shift
+  local gen=()
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    gen=(-G Ninja)
+  fi
+  cmake -S . -B "$dir" "${gen[@]}" "$@"
+}
+
+summaries=()
+status=0
+
+# run_tests NAME DIR: ctest in DIR; keeps its summary line for the end.
+run_tests() {
+  local name=$1 dir=$2 log rc
+  log=$(mktemp)
+  set +e
+  (cd "$dir" && ctest --output-on-failure -j2) 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  summaries+=("$name: $(grep -E 'tests passed|No tests were found' "$log" | tail -n 1)")
+  summaries+=("$(awk -v n="$name" '/^The following tests/ {p = 1; print n ": " $0; next}
+                                     p && /^\t/ {print n ": " $0; next} {p = 0}' "$log")")
+  rm -f "$log"
+  if [ "$rc" -ne 0 ]; then
+    status=1
+  fi
+}
+
+echo "=== build/ (RelWithDebInfo, -Werror)"
+configure build -DTSAOT_WERROR=ON -DTSAOT_SANITIZE=OFF
+cmake --build build
+run_tests build build
+
+echo "=== build-asan/ (Debug, ASan+UBSan, -Werror)"
+configure build-asan -DCMAKE_BUILD_TYPE=Debug -DTSAOT_WERROR=ON -DTSAOT_SANITIZE=ON
+cmake --build build-asan
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+run_tests build-asan build-asan
+
+echo "=== summary"
+for s in "${summaries[@]}"; do
+  if [ -n "$s" ]; then
+    printf '%s\n' "$s"
+  fi
+done
+if [ "$status" -ne 0 ]; then
+  echo "test.sh: FAILED"
+else
+  echo "test.sh: all tests passed"
+fi
+exit "$status"

@@ -1,0 +1,38 @@
+# lit configuration of tsaot's FileCheck tests (see README.md beside it).
+# Run through the build: `ctest --test-dir build -R lit`, or directly:
+#   /usr/bin/python3 /usr/lib/llvm-16/build/utils/lit/lit.py -sv build/tests/lit
+import os
+
+import lit.formats
+
+config.name = "tsaot"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".ir", ".test"]
+# Inputs/ folders hold the graphs that tests feed to the tools; they are not
+# tests themselves.
+config.excludes = ["Inputs", "README.md", "lit.cfg.py", "lit.site.cfg.py.in"]
+
+if not hasattr(config, "tsaot_binary_dir"):
+    lit_config.fatal("run lit on the build folder (build/tests/lit), which holds "
+                     "the lit.site.cfg.py that CMake writes")
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tsaot_binary_dir, "tests", "lit")
+
+# Tool names become full paths. A name is replaced only where it stands as a
+# word of its own (not inside a path or a longer name such as "notes.ir").
+def tool(name, path):
+    if path and not path.endswith("-NOTFOUND"):
+        config.substitutions.append(
+            (r"(?<![\w./-])" + name + r"(?![\w./-])", path))
+
+config.substitutions.append(("%tsaot-opt", config.tsaot_opt))
+tool("FileCheck", config.filecheck)
+tool("not", config.not_tool)
+tool("count", config.count_tool)
+tool("split-file", config.split_file)
+
+# Sanitizer settings pass through to the tools under test.
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
