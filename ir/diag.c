@@ -8,7 +8,11 @@ void ts_diag_free(ts_diag *d) {
   d->errors = 0;
 }
 
+/* A NULL sink takes no messages: callers that only want the verdict pass
+ * NULL. */
 static bool ts_diag_keep(ts_diag *d) {
+  if (!d)
+    return false;
   d->errors++;
   return !d->max_errors || d->errors <= d->max_errors;
 }

@@ -94,7 +94,8 @@ void ts_buf_put_double(ts_buf *b, double v);
  *   file:line:col: error: message
  *   <the source line>
  *   <spaces>^
- * Line and column are 1-based. */
+ * Line and column are 1-based. Functions that take a ts_diag accept NULL:
+ * the message is dropped. */
 struct ts_diag {
   ts_buf text;
   int errors;
@@ -177,6 +178,8 @@ typedef enum ts_type_kind {
   TS_TY_ANYLIST,  /* "AnyList" */
   TS_TY_ANYTUPLE, /* "AnyTuple" */
   TS_TY_ANYCLASS, /* "AnyClassType" */
+  TS_TY_ANYENUM,  /* "AnyEnumType" */
+  TS_TY_SYMINT,   /* "SymInt" (schemas): an int that may be symbolic */
   TS_TY_LEAF_COUNT,
   /* containers and named types */
   TS_TY_OPTIONAL = TS_TY_LEAF_COUNT, /* T?            elems[0] */
@@ -229,7 +232,8 @@ const ts_type *ts_type_tensor(ts_arena *a, const ts_tensor_info *info);
 const ts_type *ts_type_clone(ts_arena *a, const ts_type *t);
 bool ts_type_equal(const ts_type *a, const ts_type *b);
 /* PyTorch's isSubtypeOf, for the types the IR uses: every refined Tensor is a
- * Tensor, T and None are T?, int and float are Scalar, everything is Any. */
+ * Tensor, T and None are T?, int and float are Scalar, int is a SymInt (and
+ * int[] a SymInt[]), everything is Any. */
 bool ts_type_is_subtype(const ts_type *sub, const ts_type *super);
 /* Writes the type as PyTorch's operator<<(Type) does. */
 void ts_type_print(ts_buf *b, const ts_type *t);

@@ -171,8 +171,8 @@ static bool ts_schema_accepts(const ts_type *p, const ts_type *s) {
   case TS_TY_VAR:
   case TS_TY_ANY:
     return true;
-  case TS_TY_INT: /* also "SymInt" (an int type carrying that name) */
-    return s->kind == TS_TY_INT;
+  case TS_TY_SYMINT:
+    return s->kind == TS_TY_INT || s->kind == TS_TY_SYMINT;
   case TS_TY_SCALARTYPE:
   case TS_TY_LAYOUT:
   case TS_TY_MEMORYFORMAT:
@@ -209,11 +209,6 @@ static bool ts_schema_accepts(const ts_type *p, const ts_type *s) {
       if (ts_schema_accepts(p->elems[i], s))
         return true;
     return false;
-  case TS_TY_CLASS:
-    /* "AnyEnumType" is kept as a class of that name */
-    if (p->name && strcmp(p->name, "AnyEnumType") == 0)
-      return s->kind == TS_TY_CLASS;
-    return ts_type_is_subtype(s, p);
   default:
     return ts_type_is_subtype(s, p);
   }

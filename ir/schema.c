@@ -38,9 +38,9 @@ typedef struct ts_sparser {
 } ts_sparser;
 
 /* Reports `fmt` at byte offset `at` and abandons the parse. */
-static _Noreturn void sp_fail_at(ts_sparser *p, size_t at, const char *fmt, ...) TS_PRINTF(3, 4);
+static _Noreturn void ts_s_fail_at(ts_sparser *p, size_t at, const char *fmt, ...) TS_PRINTF(3, 4);
 
-static _Noreturn void sp_fail_at(ts_sparser *p, size_t at, const char *fmt, ...) {
+static _Noreturn void ts_s_fail_at(ts_sparser *p, size_t at, const char *fmt, ...) {
   if (p->diag) {
     char msg[256];
     va_list ap;
@@ -59,36 +59,36 @@ static _Noreturn void sp_fail_at(ts_sparser *p, size_t at, const char *fmt, ...)
   longjmp(p->fail, 1);
 }
 
-static _Noreturn void sp_oom(ts_sparser *p) { sp_fail_at(p, p->pos, "out of memory"); }
+static _Noreturn void ts_s_oom(ts_sparser *p) { ts_s_fail_at(p, p->pos, "out of memory"); }
 
-static void *sp_alloc(ts_sparser *p, size_t size) {
+static void *ts_s_alloc(ts_sparser *p, size_t size) {
   void *m = ts_arena_alloc(p->arena, size ? size : 1);
   if (!m)
-    sp_oom(p);
+    ts_s_oom(p);
   return m;
 }
 
-static const char *sp_strndup(ts_sparser *p, const char *s, size_t n) {
-  char *c = sp_alloc(p, n + 1);
+static const char *ts_s_strndup(ts_sparser *p, const char *s, size_t n) {
+  char *c = ts_s_alloc(p, n + 1);
   memcpy(c, s, n);
   return c;
 }
 
 /* Checks a type constructor's result: NULL means the arena is exhausted. */
-static const ts_type *sp_ty(ts_sparser *p, const ts_type *t) {
+static const ts_type *ts_s_ty(ts_sparser *p, const ts_type *t) {
   if (!t)
-    sp_oom(p);
+    ts_s_oom(p);
   return t;
 }
 
 /* ------------------------------------------------------------------ lexing */
 
-static bool sp_is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static bool sp_is_digit(char c) { return c >= '0' && c <= '9'; }
-static bool sp_is_ident_char(char c) { return sp_is_ident_start(c) || sp_is_digit(c); }
+static bool ts_s_is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static bool ts_s_is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool ts_s_is_ident_char(char c) { return ts_s_is_ident_start(c) || ts_s_is_digit(c); }
 
-static int sp_hex_digit(char c) {
-  if (sp_is_digit(c))
+static int ts_s_hex_digit(char c) {
+  if (ts_s_is_digit(c))
     return c - '0';
   if (c >= 'a' && c <= 'f')
     return c - 'a' + 10;
@@ -97,21 +97,21 @@ static int sp_hex_digit(char c) {
   return -1;
 }
 
-static void sp_skip_ws(ts_sparser *p) {
+static void ts_s_skip_ws(ts_sparser *p) {
   while (p->pos < p->len && (p->src[p->pos] == ' ' || p->src[p->pos] == '\t' || p->src[p->pos] == '\n' ||
                              p->src[p->pos] == '\r'))
     p->pos++;
 }
 
 /* The next significant character, 0 at the end. */
-static char sp_peek(ts_sparser *p) {
-  sp_skip_ws(p);
+static char ts_s_peek(ts_sparser *p) {
+  ts_s_skip_ws(p);
   return p->pos < p->len ? p->src[p->pos] : 0;
 }
 
 /* The character after the next significant one, past blanks (for "[" "]"). */
-static char sp_peek2(ts_sparser *p) {
-  sp_skip_ws(p);
+static char ts_s_peek2(ts_sparser *p) {
+  ts_s_skip_ws(p);
   size_t i = p->pos + 1;
   while (i < p->len && (p->src[i] == ' ' || p->src[i] == '\t' || p->src[i] == '\n' || p->src[i] == '\r'))
     i++;
@@ -119,8 +119,8 @@ static char sp_peek2(ts_sparser *p) {
 }
 
 /* Consumes punctuation `tok` ("(", "->", "...") if it comes next. */
-static bool sp_accept(ts_sparser *p, const char *tok) {
-  sp_skip_ws(p);
+static bool ts_s_accept(ts_sparser *p, const char *tok) {
+  ts_s_skip_ws(p);
   size_t n = strlen(tok);
   if (p->len - p->pos < n || memcmp(p->src + p->pos, tok, n) != 0)
     return false;
@@ -132,13 +132,13 @@ static bool sp_accept(ts_sparser *p, const char *tok) {
 }
 
 /* Describes what is at the cursor, for "expected X, found Y" messages. */
-static const char *sp_found(ts_sparser *p, char *buf, size_t size) {
-  sp_skip_ws(p);
+static const char *ts_s_found(ts_sparser *p, char *buf, size_t size) {
+  ts_s_skip_ws(p);
   if (p->pos >= p->len)
     return "end of schema";
   size_t n = 1;
-  if (sp_is_ident_char(p->src[p->pos]))
-    while (p->pos + n < p->len && n < 32 && sp_is_ident_char(p->src[p->pos + n]))
+  if (ts_s_is_ident_char(p->src[p->pos]))
+    while (p->pos + n < p->len && n < 32 && ts_s_is_ident_char(p->src[p->pos + n]))
       n++;
   unsigned char c = (unsigned char)p->src[p->pos];
   if (n == 1 && (c < 0x20 || c >= 0x7f))
@@ -148,55 +148,55 @@ static const char *sp_found(ts_sparser *p, char *buf, size_t size) {
   return buf;
 }
 
-static _Noreturn void sp_expected(ts_sparser *p, const char *what) {
+static _Noreturn void ts_s_expected(ts_sparser *p, const char *what) {
   char buf[48];
-  const char *found = sp_found(p, buf, sizeof buf);
-  sp_fail_at(p, p->pos, "expected %s, found %s", what, found);
+  const char *found = ts_s_found(p, buf, sizeof buf);
+  ts_s_fail_at(p, p->pos, "expected %s, found %s", what, found);
 }
 
-static void sp_expect(ts_sparser *p, const char *tok, const char *what) {
-  if (!sp_accept(p, tok))
-    sp_expected(p, what);
+static void ts_s_expect(ts_sparser *p, const char *tok, const char *what) {
+  if (!ts_s_accept(p, tok))
+    ts_s_expected(p, what);
 }
 
 /* An identifier if one comes next: its start and length. */
-static bool sp_ident(ts_sparser *p, const char **s, size_t *n) {
-  sp_skip_ws(p);
-  if (p->pos >= p->len || !sp_is_ident_start(p->src[p->pos]))
+static bool ts_s_ident(ts_sparser *p, const char **s, size_t *n) {
+  ts_s_skip_ws(p);
+  if (p->pos >= p->len || !ts_s_is_ident_start(p->src[p->pos]))
     return false;
   size_t b = p->pos;
-  while (p->pos < p->len && sp_is_ident_char(p->src[p->pos]))
+  while (p->pos < p->len && ts_s_is_ident_char(p->src[p->pos]))
     p->pos++;
   *s = p->src + b;
   *n = p->pos - b;
   return true;
 }
 
-static void sp_expect_ident(ts_sparser *p, const char **s, size_t *n, const char *what) {
-  if (!sp_ident(p, s, n))
-    sp_expected(p, what);
+static void ts_s_expect_ident(ts_sparser *p, const char **s, size_t *n, const char *what) {
+  if (!ts_s_ident(p, s, n))
+    ts_s_expected(p, what);
 }
 
-static bool sp_eq(const char *s, size_t n, const char *word) { return strlen(word) == n && memcmp(s, word, n) == 0; }
+static bool ts_s_eq(const char *s, size_t n, const char *word) { return strlen(word) == n && memcmp(s, word, n) == 0; }
 
 /* Is the identifier `word` next (whole word)? Does not consume it. */
-static bool sp_at_word(ts_sparser *p, const char *word) {
-  sp_skip_ws(p);
+static bool ts_s_at_word(ts_sparser *p, const char *word) {
+  ts_s_skip_ws(p);
   size_t n = strlen(word);
   return p->len - p->pos >= n && memcmp(p->src + p->pos, word, n) == 0 &&
-         (p->pos + n == p->len || !sp_is_ident_char(p->src[p->pos + n]));
+         (p->pos + n == p->len || !ts_s_is_ident_char(p->src[p->pos + n]));
 }
 
 /* --------------------------------------------------------- growable arrays */
 
 /* Arrays built while parsing live in the arena; growing abandons the old
  * block (a schema has few elements, so the waste is small). */
-static void *sp_push(ts_sparser *p, void *arr, uint32_t *n, uint32_t *cap, size_t elem) {
+static void *ts_s_push(ts_sparser *p, void *arr, uint32_t *n, uint32_t *cap, size_t elem) {
   if (*n == *cap) {
     uint32_t c = *cap ? *cap * 2 : 4;
     arr = ts_arena_grow(p->arena, arr, *n, c, elem);
     if (!arr)
-      sp_oom(p);
+      ts_s_oom(p);
     *cap = c;
   }
   (*n)++;
@@ -205,12 +205,6 @@ static void *sp_push(ts_sparser *p, void *arr, uint32_t *n, uint32_t *cap, size_
 
 /* -------------------------------------------------------------------- types */
 
-/* "SymInt" is an int that may be symbolic. The IR treats it as int, but the
- * printer has to give the spelling back, so it is an int type carrying the
- * name (a leaf int has none). "AnyEnumType" has no kind of its own either and
- * is kept as a class type of that name. */
-static const ts_type sp_symint = {.kind = TS_TY_INT, .name = "SymInt"};
-static const ts_type sp_anyenum = {.kind = TS_TY_CLASS, .name = "AnyEnumType"};
 
 typedef struct ts_sname {
   const char *name;
@@ -218,7 +212,7 @@ typedef struct ts_sname {
 } ts_sname;
 
 /* Built-in type names of schemas. "Dimname" is a str to the JIT. */
-static const ts_sname sp_base_types[] = {
+static const ts_sname ts_s_base_types[] = {
     {"Tensor", TS_TY_TENSOR},
     {"int", TS_TY_INT},
     {"float", TS_TY_FLOAT},
@@ -238,86 +232,89 @@ static const ts_sname sp_base_types[] = {
     {"Capsule", TS_TY_CAPSULE},
     {"Any", TS_TY_ANY},
     {"AnyClassType", TS_TY_ANYCLASS},
+    {"AnyEnumType", TS_TY_ANYENUM},
+    {"SymInt", TS_TY_SYMINT},
     {"AnyList", TS_TY_ANYLIST},
     {"AnyTuple", TS_TY_ANYTUPLE},
     {"None", TS_TY_NONE},
     {"NoneType", TS_TY_NONE},
 };
 
-static const ts_type *sp_type(ts_sparser *p, const ts_alias **alias);
+static const ts_type *ts_s_type(ts_sparser *p, const ts_alias **alias);
 
-static const char *const sp_wildcard = "*";
+static const char *const ts_s_wildcard = "*";
 
 typedef struct ts_nameset {
   const char **v;
   uint32_t n, cap;
 } ts_nameset;
 
-static bool sp_has_wildcard(const ts_nameset *s) {
+static bool ts_s_has_wildcard(const ts_nameset *s) {
   for (uint32_t i = 0; i < s->n; i++)
-    if (s->v[i] == sp_wildcard)
+    if (s->v[i] == ts_s_wildcard)
       return true;
   return false;
 }
 
 /* Adds a set name unless present: sets are sets, "(a|a)" is "(a)". Once the
  * wildcard is in, later names add nothing (as in PyTorch). */
-static void sp_set_add(ts_sparser *p, ts_nameset *s, const char *name, size_t n) {
-  if (sp_has_wildcard(s))
+static void ts_s_set_add(ts_sparser *p, ts_nameset *s, const char *name, size_t n) {
+  if (ts_s_has_wildcard(s))
     return;
   for (uint32_t i = 0; i < s->n; i++)
-    if (s->v[i] != sp_wildcard && sp_eq(name, n, s->v[i]))
+    if (s->v[i] != ts_s_wildcard && ts_s_eq(name, n, s->v[i]))
       return;
-  s->v = sp_push(p, s->v, &s->n, &s->cap, sizeof *s->v);
-  s->v[s->n - 1] = name == sp_wildcard ? sp_wildcard : sp_strndup(p, name, n);
+  s->v = ts_s_push(p, s->v, &s->n, &s->cap, sizeof *s->v);
+  s->v[s->n - 1] = name == ts_s_wildcard ? ts_s_wildcard : ts_s_strndup(p, name, n);
 }
 
-// sets = ("*" | ident) ("|" ("*" | ident))*
-static void sp_alias_sets(ts_sparser *p, ts_nameset *s) {
+/* sets = ("*" | ident) ("|" ("*" | ident))* */
+static void ts_s_alias_sets(ts_sparser *p, ts_nameset *s) {
   do {
     const char *name;
     size_t n;
-    if (sp_accept(p, "*"))
-      sp_set_add(p, s, sp_wildcard, 1);
-    else if (sp_ident(p, &name, &n))
-      sp_set_add(p, s, name, n);
+    if (ts_s_accept(p, "*"))
+      ts_s_set_add(p, s, ts_s_wildcard, 1);
+    else if (ts_s_ident(p, &name, &n))
+      ts_s_set_add(p, s, name, n);
     else
-      sp_expected(p, "an alias set name or '*'");
-  } while (sp_accept(p, "|"));
+      ts_s_expected(p, "an alias set name or '*'");
+  } while (ts_s_accept(p, "|"));
 }
 
-static bool sp_sets_equal(const ts_nameset *a, const ts_nameset *b) {
+static bool ts_s_sets_equal(const ts_nameset *a, const ts_nameset *b) {
   if (a->n != b->n)
     return false;
   for (uint32_t i = 0; i < a->n; i++) {
     bool found = false;
     for (uint32_t j = 0; j < b->n && !found; j++)
-      found = a->v[i] == b->v[j] || (a->v[i] != sp_wildcard && b->v[j] != sp_wildcard && !strcmp(a->v[i], b->v[j]));
+      found = a->v[i] == b->v[j] ||
+              (a->v[i] != ts_s_wildcard && b->v[j] != ts_s_wildcard && strcmp(a->v[i], b->v[j]) == 0);
     if (!found)
       return false;
   }
   return true;
 }
 
-// alias = "(" sets "!"? ("->" sets)? ")"
-static const ts_alias *sp_alias(ts_sparser *p) {
-  if (sp_peek(p) != '(')
+/* alias = "(" sets "!"? ("->" sets)? ")" */
+static const ts_alias *ts_s_alias(ts_sparser *p) {
+  if (ts_s_peek(p) != '(')
     return NULL;
-  sp_accept(p, "(");
+  ts_s_accept(p, "(");
   ts_nameset before = {0}, after = {0};
-  ts_alias *a = sp_alloc(p, sizeof *a);
-  sp_alias_sets(p, &before);
-  a->is_write = sp_accept(p, "!");
-  if (sp_accept(p, "->"))
-    sp_alias_sets(p, &after);
+  ts_alias *a = ts_s_alloc(p, sizeof *a);
+  ts_s_alias_sets(p, &before);
+  a->is_write = ts_s_accept(p, "!");
+  if (ts_s_accept(p, "->"))
+    ts_s_alias_sets(p, &after);
   else
     after = before;
-  sp_expect(p, ")", "')' to close the alias annotation");
+  ts_s_expect(p, ")", "')' to close the alias annotation");
   a->sets = before.v;
   a->nsets = before.n;
   /* after sets equal to the before sets share the array: printing shows
    * " -> ..." only when they differ */
-  if (sp_sets_equal(&before, &after))
+  if (ts_s_sets_equal(&before, &after))
     after = before;
   a->after_sets = after.v;
   a->nafter = after.n;
@@ -327,11 +324,11 @@ static const ts_alias *sp_alias(ts_sparser *p) {
 /* The alias of a list: its own annotation, holding the elements' one. An
  * element alias with no annotation on the list makes an empty container that
  * only carries the element's write flag, as PyTorch does for "Tensor(a!)[]". */
-static const ts_alias *sp_list_alias(ts_sparser *p, const ts_alias *elem) {
-  const ts_alias *own = sp_alias(p);
+static const ts_alias *ts_s_list_alias(ts_sparser *p, const ts_alias *elem) {
+  const ts_alias *own = ts_s_alias(p);
   if (!elem)
     return own;
-  ts_alias *c = sp_alloc(p, sizeof *c);
+  ts_alias *c = ts_s_alloc(p, sizeof *c);
   if (own)
     *c = *own;
   else
@@ -340,106 +337,102 @@ static const ts_alias *sp_list_alias(ts_sparser *p, const ts_alias *elem) {
   return c;
 }
 
-// types = type ("," type)*   (inside the parentheses of a tuple or Union)
-static const ts_type *const *sp_type_list(ts_sparser *p, uint32_t *n, const char *close_what) {
+/* types = type ("," type)*   (inside the parentheses of a tuple or Union) */
+static const ts_type *const *ts_s_type_list(ts_sparser *p, uint32_t *n, const char *close_what) {
   const ts_type **v = NULL;
   uint32_t cap = 0;
   *n = 0;
-  if (sp_peek(p) != ')') {
+  if (ts_s_peek(p) != ')') {
     do {
       const ts_alias *ignored;
-      const ts_type *t = sp_type(p, &ignored); /* PyTorch drops element aliases here */
-      v = sp_push(p, v, n, &cap, sizeof *v);
+      const ts_type *t = ts_s_type(p, &ignored); /* PyTorch drops element aliases here */
+      v = ts_s_push(p, v, n, &cap, sizeof *v);
       v[*n - 1] = t;
-    } while (sp_accept(p, ","));
+    } while (ts_s_accept(p, ","));
   }
-  sp_expect(p, ")", close_what);
+  ts_s_expect(p, ")", close_what);
   return v;
 }
 
-// base = "(" types? ")" | "Future" "(" type ")" | "RRef" "(" type ")"
-//      | "Dict" "(" type "," type ")" alias? | "Union" "(" types ")"
-//      | "__torch__" ("." ident)+ | ident alias?
-static const ts_type *sp_base_type(ts_sparser *p, const ts_alias **alias) {
+/* base = "(" types? ")" | "Future" "(" type ")" | "RRef" "(" type ")"
+ *      | "Dict" "(" type "," type ")" alias? | "Union" "(" types ")"
+ *      | "__torch__" ("." ident)+ | ident alias? */
+static const ts_type *ts_s_base_type(ts_sparser *p, const ts_alias **alias) {
   const ts_alias *ignored;
   *alias = NULL;
-  if (sp_accept(p, "(")) {
+  if (ts_s_accept(p, "(")) {
     uint32_t n;
-    const ts_type *const *elems = sp_type_list(p, &n, "')' to close the tuple type");
-    return sp_ty(p, ts_type_tuple(p->arena, n, elems));
+    const ts_type *const *elems = ts_s_type_list(p, &n, "')' to close the tuple type");
+    return ts_s_ty(p, ts_type_tuple(p->arena, n, elems));
   }
-  size_t at = (sp_skip_ws(p), p->pos);
+  size_t at = (ts_s_skip_ws(p), p->pos);
   const char *s;
   size_t n;
-  sp_expect_ident(p, &s, &n, "a type");
-  if (sp_eq(s, n, "Future") || sp_eq(s, n, "RRef")) {
-    sp_expect(p, "(", "'(' after Future/RRef");
-    const ts_type *e = sp_type(p, &ignored);
-    sp_expect(p, ")", "')' to close the type");
-    return sp_ty(p, s[0] == 'F' ? ts_type_future(p->arena, e) : ts_type_rref(p->arena, e));
+  ts_s_expect_ident(p, &s, &n, "a type");
+  if (ts_s_eq(s, n, "Future") || ts_s_eq(s, n, "RRef")) {
+    ts_s_expect(p, "(", "'(' after Future/RRef");
+    const ts_type *e = ts_s_type(p, &ignored);
+    ts_s_expect(p, ")", "')' to close the type");
+    return ts_s_ty(p, s[0] == 'F' ? ts_type_future(p->arena, e) : ts_type_rref(p->arena, e));
   }
-  if (sp_eq(s, n, "Dict")) {
-    sp_expect(p, "(", "'(' after Dict");
-    const ts_type *k = sp_type(p, &ignored);
-    sp_expect(p, ",", "',' between the key and value types of Dict");
-    const ts_type *v = sp_type(p, &ignored);
-    sp_expect(p, ")", "')' to close Dict");
-    *alias = sp_alias(p);
-    return sp_ty(p, ts_type_dict(p->arena, k, v));
+  if (ts_s_eq(s, n, "Dict")) {
+    ts_s_expect(p, "(", "'(' after Dict");
+    const ts_type *k = ts_s_type(p, &ignored);
+    ts_s_expect(p, ",", "',' between the key and value types of Dict");
+    const ts_type *v = ts_s_type(p, &ignored);
+    ts_s_expect(p, ")", "')' to close Dict");
+    *alias = ts_s_alias(p);
+    return ts_s_ty(p, ts_type_dict(p->arena, k, v));
   }
-  if (sp_eq(s, n, "Union")) {
-    sp_expect(p, "(", "'(' after Union");
+  if (ts_s_eq(s, n, "Union")) {
+    ts_s_expect(p, "(", "'(' after Union");
     uint32_t ne;
-    const ts_type *const *elems = sp_type_list(p, &ne, "')' to close Union");
+    const ts_type *const *elems = ts_s_type_list(p, &ne, "')' to close Union");
     if (ne == 0)
-      sp_fail_at(p, at, "Union needs at least one type");
-    return sp_ty(p, ts_type_union(p->arena, ne, elems));
+      ts_s_fail_at(p, at, "Union needs at least one type");
+    return ts_s_ty(p, ts_type_union(p->arena, ne, elems));
   }
-  if (sp_eq(s, n, "__torch__")) {
+  if (ts_s_eq(s, n, "__torch__")) {
     /* a class: "__torch__.torch.classes.ns.Name" */
     if (p->pos >= p->len || p->src[p->pos] != '.')
-      sp_expected(p, "'.' after __torch__");
+      ts_s_expected(p, "'.' after __torch__");
     while (p->pos < p->len && p->src[p->pos] == '.') {
       p->pos++;
-      if (p->pos >= p->len || !sp_is_ident_start(p->src[p->pos]))
-        sp_expected(p, "a name after '.' in a class type");
+      if (p->pos >= p->len || !ts_s_is_ident_start(p->src[p->pos]))
+        ts_s_expected(p, "a name after '.' in a class type");
       const char *part;
       size_t pn;
-      sp_ident(p, &part, &pn);
+      ts_s_ident(p, &part, &pn);
     }
-    return sp_ty(p, ts_type_class(p->arena, p->src + at, p->pos - at));
+    return ts_s_ty(p, ts_type_class(p->arena, p->src + at, p->pos - at));
   }
   const ts_type *t = NULL;
-  if (sp_eq(s, n, "SymInt"))
-    t = &sp_symint;
-  else if (sp_eq(s, n, "AnyEnumType"))
-    t = &sp_anyenum;
-  for (size_t i = 0; !t && i < sizeof sp_base_types / sizeof *sp_base_types; i++)
-    if (sp_eq(s, n, sp_base_types[i].name))
-      t = ts_type_leaf(sp_base_types[i].kind);
+  for (size_t i = 0; !t && i < sizeof ts_s_base_types / sizeof *ts_s_base_types; i++)
+    if (ts_s_eq(s, n, ts_s_base_types[i].name))
+      t = ts_type_leaf(ts_s_base_types[i].kind);
   if (!t) {
     /* lowercase names that are no built-in type are type variables */
     if (s[0] < 'a' || s[0] > 'z')
-      sp_fail_at(p, at, "unknown type '%.*s'", (int)(n > 40 ? 40 : n), s);
-    t = sp_ty(p, ts_type_var(p->arena, s, n));
+      ts_s_fail_at(p, at, "unknown type '%.*s'", (int)(n > 40 ? 40 : n), s);
+    t = ts_s_ty(p, ts_type_var(p->arena, s, n));
   }
-  *alias = sp_alias(p);
+  *alias = ts_s_alias(p);
   return t;
 }
 
-// type = base ("[" "]" alias? | "?")*
-static const ts_type *sp_type(ts_sparser *p, const ts_alias **alias) {
+/* type = base ("[" "]" alias? | "?")* */
+static const ts_type *ts_s_type(ts_sparser *p, const ts_alias **alias) {
   if (++p->depth > TS_SCHEMA_MAX_DEPTH)
-    sp_fail_at(p, p->pos, "type nested too deeply");
-  const ts_type *t = sp_base_type(p, alias);
+    ts_s_fail_at(p, p->pos, "type nested too deeply");
+  const ts_type *t = ts_s_base_type(p, alias);
   for (;;) {
-    if (sp_peek(p) == '[' && sp_peek2(p) == ']') {
-      sp_accept(p, "[");
-      sp_accept(p, "]");
-      t = sp_ty(p, ts_type_list(p->arena, t));
-      *alias = sp_list_alias(p, *alias);
-    } else if (sp_accept(p, "?")) {
-      t = sp_ty(p, ts_type_optional(p->arena, t));
+    if (ts_s_peek(p) == '[' && ts_s_peek2(p) == ']') {
+      ts_s_accept(p, "[");
+      ts_s_accept(p, "]");
+      t = ts_s_ty(p, ts_type_list(p->arena, t));
+      *alias = ts_s_list_alias(p, *alias);
+    } else if (ts_s_accept(p, "?")) {
+      t = ts_s_ty(p, ts_type_optional(p->arena, t));
     } else {
       break;
     }
@@ -452,12 +445,13 @@ static const ts_type *sp_type(ts_sparser *p, const ts_alias **alias) {
 
 /* The kind a default is read as: ScalarType, Layout, MemoryFormat and Storage
  * are ints to the JIT ("ScalarType? dtype=4"). */
-static ts_type_kind sp_value_kind(const ts_type *t) {
+static ts_type_kind ts_s_value_kind(const ts_type *t) {
   switch (t->kind) {
   case TS_TY_SCALARTYPE:
   case TS_TY_LAYOUT:
   case TS_TY_MEMORYFORMAT:
   case TS_TY_STORAGE:
+  case TS_TY_SYMINT:
     return TS_TY_INT;
   default:
     return t->kind;
@@ -465,14 +459,18 @@ static ts_type_kind sp_value_kind(const ts_type *t) {
 }
 
 /* Reads a string literal ('...' or "...") with C escapes into `def`. */
-static void sp_string(ts_sparser *p, ts_default *def) {
+static void ts_s_string(ts_sparser *p, ts_default *def) {
   size_t start = p->pos;
   char q = p->src[p->pos++];
-  char *out = sp_alloc(p, p->len - p->pos + 1); /* never longer than the source */
+  /* find the end first: the text is never shorter than what it decodes to */
+  size_t end = p->pos;
+  while (end < p->len && p->src[end] != q)
+    end += p->src[end] == '\\' ? 2 : 1;
+  if (end >= p->len)
+    ts_s_fail_at(p, start, "unterminated string literal");
+  char *out = ts_s_alloc(p, end - p->pos + 1);
   size_t n = 0;
   for (;;) {
-    if (p->pos >= p->len)
-      sp_fail_at(p, start, "unterminated string literal");
     char c = p->src[p->pos++];
     if (c == q)
       break;
@@ -480,8 +478,6 @@ static void sp_string(ts_sparser *p, ts_default *def) {
       out[n++] = c;
       continue;
     }
-    if (p->pos >= p->len)
-      sp_fail_at(p, start, "unterminated string literal");
     size_t esc = p->pos - 1;
     c = p->src[p->pos++];
     switch (c) {
@@ -496,13 +492,13 @@ static void sp_string(ts_sparser *p, ts_default *def) {
     case 'x': {
       int v = 0, k = 0;
       for (; k < 2 && p->pos < p->len; k++, p->pos++) {
-        int d = sp_hex_digit(p->src[p->pos]);
+        int d = ts_s_hex_digit(p->src[p->pos]);
         if (d < 0)
           break;
         v = v * 16 + d;
       }
       if (k == 0)
-        sp_fail_at(p, esc, "expected hex digits after '\\x'");
+        ts_s_fail_at(p, esc, "expected hex digits after '\\x'");
       out[n++] = (char)v;
       break;
     }
@@ -512,11 +508,11 @@ static void sp_string(ts_sparser *p, ts_default *def) {
         for (int k = 1; k < 3 && p->pos < p->len && p->src[p->pos] >= '0' && p->src[p->pos] <= '7'; k++)
           v = v * 8 + (p->src[p->pos++] - '0');
         if (v > 255)
-          sp_fail_at(p, esc, "octal escape out of range");
+          ts_s_fail_at(p, esc, "octal escape out of range");
         out[n++] = (char)v;
         break;
       }
-      sp_fail_at(p, esc, "unknown escape sequence in string literal");
+      ts_s_fail_at(p, esc, "unknown escape sequence in string literal");
     }
   }
   def->kind = TS_DEF_STR;
@@ -526,37 +522,37 @@ static void sp_string(ts_sparser *p, ts_default *def) {
 
 /* Reads a number, "-" already consumed when `neg`. Floats when `kind` is
  * float or the text has a '.' or an exponent, else a 64-bit int. */
-static void sp_number(ts_sparser *p, ts_type_kind kind, bool neg, size_t start, ts_default *def) {
-  sp_skip_ws(p);
+static void ts_s_number(ts_sparser *p, ts_type_kind kind, bool neg, size_t start, ts_default *def) {
+  ts_s_skip_ws(p);
   size_t b = p->pos;
   bool is_float = false;
-  while (p->pos < p->len && sp_is_digit(p->src[p->pos]))
+  while (p->pos < p->len && ts_s_is_digit(p->src[p->pos]))
     p->pos++;
   if (p->pos == b)
-    sp_expected(p, "a default value");
+    ts_s_expected(p, "a default value");
   if (p->pos < p->len && p->src[p->pos] == '.') {
     is_float = true;
     p->pos++;
-    while (p->pos < p->len && sp_is_digit(p->src[p->pos]))
+    while (p->pos < p->len && ts_s_is_digit(p->src[p->pos]))
       p->pos++;
   }
   if (p->pos < p->len && (p->src[p->pos] == 'e' || p->src[p->pos] == 'E')) {
     size_t e = p->pos + 1;
     if (e < p->len && (p->src[e] == '+' || p->src[e] == '-'))
       e++;
-    if (e < p->len && sp_is_digit(p->src[e])) {
+    if (e < p->len && ts_s_is_digit(p->src[e])) {
       is_float = true;
       p->pos = e;
-      while (p->pos < p->len && sp_is_digit(p->src[p->pos]))
+      while (p->pos < p->len && ts_s_is_digit(p->src[p->pos]))
         p->pos++;
     }
   }
-  if (p->pos < p->len && (sp_is_ident_char(p->src[p->pos]) || p->src[p->pos] == '.'))
-    sp_fail_at(p, start, "malformed number");
+  if (p->pos < p->len && (ts_s_is_ident_char(p->src[p->pos]) || p->src[p->pos] == '.'))
+    ts_s_fail_at(p, start, "malformed number");
   char buf[72];
   size_t n = p->pos - b;
   if (n + 2 > sizeof buf)
-    sp_fail_at(p, start, "number too long");
+    ts_s_fail_at(p, start, "number too long");
   buf[0] = '-';
   memcpy(buf + 1, p->src + b, n);
   buf[n + 1] = 0;
@@ -569,147 +565,148 @@ static void sp_number(ts_sparser *p, ts_type_kind kind, bool neg, size_t start, 
     def->kind = TS_DEF_INT;
     long long v = strtoll(text, NULL, 10);
     if (errno == ERANGE)
-      sp_fail_at(p, start, "integer default out of range");
+      ts_s_fail_at(p, start, "integer default out of range");
     def->u.i = v;
   }
 }
 
-// const = "None" | "True" | "False" | string | "-"? (number | "inf" | "nan") | ident
-static ts_default sp_const(ts_sparser *p, ts_type_kind kind) {
+/* const = "None" | "True" | "False" | string | "-"? (number | "inf" | "nan") | ident */
+static ts_default ts_s_const(ts_sparser *p, ts_type_kind kind) {
   ts_default def = {.kind = TS_DEF_NONE_VALUE};
-  char c = sp_peek(p);
+  char c = ts_s_peek(p);
   size_t start = p->pos;
   if (c == '"' || c == '\'') {
-    sp_string(p, &def);
+    ts_s_string(p, &def);
     return def;
   }
-  bool neg = sp_accept(p, "-");
+  bool neg = ts_s_accept(p, "-");
   const char *s;
   size_t n;
-  if (sp_ident(p, &s, &n)) {
-    if (sp_eq(s, n, "inf") || sp_eq(s, n, "nan")) {
+  if (ts_s_ident(p, &s, &n)) {
+    if (ts_s_eq(s, n, "inf") || ts_s_eq(s, n, "nan")) {
       def.kind = TS_DEF_FLOAT;
       def.u.f = s[0] == 'i' ? HUGE_VAL : NAN;
       if (neg)
         def.u.f = -def.u.f;
     } else if (neg) {
-      sp_fail_at(p, start, "expected a number after '-'");
-    } else if (sp_eq(s, n, "None")) {
+      ts_s_fail_at(p, start, "expected a number after '-'");
+    } else if (ts_s_eq(s, n, "None")) {
       def.kind = TS_DEF_NONE_VALUE;
-    } else if (sp_eq(s, n, "True") || sp_eq(s, n, "False")) {
+    } else if (ts_s_eq(s, n, "True") || ts_s_eq(s, n, "False")) {
       def.kind = TS_DEF_BOOL;
       def.u.b = s[0] == 'T';
     } else {
       /* contiguous_format, Mean, long, strided: enum names kept as text */
       def.kind = TS_DEF_ENUM;
       def.len = n;
-      def.u.s = sp_strndup(p, s, n);
+      def.u.s = ts_s_strndup(p, s, n);
     }
     return def;
   }
-  sp_number(p, kind, neg, start, &def);
+  ts_s_number(p, kind, neg, start, &def);
   return def;
 }
 
 /* Makes a list default of `n` values of list element kind `ek` from the
  * single constants in `v` (ints widen to floats in a float list). */
-static void sp_make_list(ts_sparser *p, ts_type_kind ek, const ts_default *v, uint32_t n, size_t at, ts_default *def) {
+static void ts_s_make_list(ts_sparser *p, ts_type_kind ek, const ts_default *v, uint32_t n, size_t at,
+                           ts_default *def) {
   def->len = n;
   if (ek == TS_TY_FLOAT) {
-    double *fs = sp_alloc(p, n * sizeof *fs);
+    double *fs = ts_s_alloc(p, n * sizeof *fs);
     for (uint32_t i = 0; i < n; i++) {
       if (v[i].kind != TS_DEF_FLOAT && v[i].kind != TS_DEF_INT)
-        sp_fail_at(p, at, "expected numbers in a float list default");
+        ts_s_fail_at(p, at, "expected numbers in a float list default");
       fs[i] = v[i].kind == TS_DEF_FLOAT ? v[i].u.f : (double)v[i].u.i;
     }
     def->kind = TS_DEF_FLOATS;
     def->u.fs = fs;
   } else if (ek == TS_TY_BOOL) {
-    bool *bs = sp_alloc(p, n * sizeof *bs);
+    bool *bs = ts_s_alloc(p, n * sizeof *bs);
     for (uint32_t i = 0; i < n; i++) {
       if (v[i].kind != TS_DEF_BOOL)
-        sp_fail_at(p, at, "expected True or False in a bool list default");
+        ts_s_fail_at(p, at, "expected True or False in a bool list default");
       bs[i] = v[i].u.b;
     }
     def->kind = TS_DEF_BOOLS;
     def->u.bs = bs;
   } else if (ek == TS_TY_INT || n == 0) {
     /* an empty list of any element type reads as an empty int list */
-    int64_t *is = sp_alloc(p, n * sizeof *is);
+    int64_t *is = ts_s_alloc(p, n * sizeof *is);
     for (uint32_t i = 0; i < n; i++) {
       if (v[i].kind != TS_DEF_INT)
-        sp_fail_at(p, at, "expected integers in an int list default");
+        ts_s_fail_at(p, at, "expected integers in an int list default");
       is[i] = v[i].u.i;
     }
     def->kind = TS_DEF_INTS;
     def->u.is = is;
   } else {
-    sp_fail_at(p, at, "list defaults are only supported for int, float and bool lists");
+    ts_s_fail_at(p, at, "list defaults are only supported for int, float and bool lists");
   }
 }
 
-// list = "[" (const ("," const)*)? "]"
-static void sp_const_list(ts_sparser *p, ts_type_kind ek, ts_default *def) {
+/* list = "[" (const ("," const)*)? "]" */
+static void ts_s_const_list(ts_sparser *p, ts_type_kind ek, ts_default *def) {
   size_t at = p->pos;
-  sp_expect(p, "[", "'[' to start a list default");
+  ts_s_expect(p, "[", "'[' to start a list default");
   ts_default *v = NULL;
   uint32_t n = 0, cap = 0;
-  if (sp_peek(p) != ']') {
+  if (ts_s_peek(p) != ']') {
     do {
       if (n == TS_SCHEMA_MAX_LIST)
-        sp_fail_at(p, p->pos, "list default too long");
-      ts_default c = sp_const(p, ek);
-      v = sp_push(p, v, &n, &cap, sizeof *v);
+        ts_s_fail_at(p, p->pos, "list default too long");
+      ts_default c = ts_s_const(p, ek);
+      v = ts_s_push(p, v, &n, &cap, sizeof *v);
       v[n - 1] = c;
-    } while (sp_accept(p, ","));
+    } while (ts_s_accept(p, ","));
   }
-  sp_expect(p, "]", "']' to close the list default");
-  sp_make_list(p, ek, v, n, at, def);
+  ts_s_expect(p, "]", "']' to close the list default");
+  ts_s_make_list(p, ek, v, n, at, def);
 }
 
-// default = const | list   (which ones an argument takes depends on its type)
-static void sp_default(ts_sparser *p, ts_arg *arg) {
+/* default = const | list   (which ones an argument takes depends on its type) */
+static void ts_s_default(ts_sparser *p, ts_arg *arg) {
   const ts_type *t = arg->type;
-  ts_type_kind k = sp_value_kind(t);
-  size_t at = (sp_skip_ws(p), p->pos);
+  ts_type_kind k = ts_s_value_kind(t);
+  size_t at = (ts_s_skip_ws(p), p->pos);
   ts_default *def = &arg->def;
   arg->has_default = true;
-  if (sp_at_word(p, "None")) {
-    sp_const(p, k);
+  if (ts_s_at_word(p, "None")) {
+    ts_s_const(p, k);
     def->kind = TS_DEF_NONE_VALUE;
     return;
   }
   switch (k) {
   case TS_TY_TENSOR:
   case TS_TY_GENERATOR:
-    sp_expected(p, "None (the only default of this type)");
+    ts_s_expected(p, "None (the only default of this type)");
   case TS_TY_LIST: {
-    ts_type_kind ek = sp_value_kind(t->elems[0]);
-    if (sp_peek(p) == '[') {
-      sp_const_list(p, ek, def);
+    ts_type_kind ek = ts_s_value_kind(t->elems[0]);
+    if (ts_s_peek(p) == '[') {
+      ts_s_const_list(p, ek, def);
     } else if (arg->list_len >= 0) {
       /* "int[2] stride=1" means [1, 1] */
-      ts_default one = sp_const(p, ek);
-      ts_default *v = sp_alloc(p, (size_t)arg->list_len * sizeof *v);
+      ts_default one = ts_s_const(p, ek);
+      ts_default *v = ts_s_alloc(p, (size_t)arg->list_len * sizeof *v);
       for (int32_t i = 0; i < arg->list_len; i++)
         v[i] = one;
-      sp_make_list(p, ek, v, (uint32_t)arg->list_len, at, def);
+      ts_s_make_list(p, ek, v, (uint32_t)arg->list_len, at, def);
     } else {
-      sp_expected(p, "'[' to start a list default");
+      ts_s_expected(p, "'[' to start a list default");
     }
     return;
   }
   case TS_TY_OPTIONAL:
-    if (sp_peek(p) == '[' && t->elems[0]->kind == TS_TY_LIST) {
-      sp_const_list(p, sp_value_kind(t->elems[0]->elems[0]), def);
+    if (ts_s_peek(p) == '[' && t->elems[0]->kind == TS_TY_LIST) {
+      ts_s_const_list(p, ts_s_value_kind(t->elems[0]->elems[0]), def);
       return;
     }
-    *def = sp_const(p, k);
+    *def = ts_s_const(p, k);
     return;
   case TS_TY_DEVICE:
-    if (sp_peek(p) != '"' && sp_peek(p) != '\'')
-      sp_expected(p, "a string literal naming a device");
-    sp_string(p, def);
+    if (ts_s_peek(p) != '"' && ts_s_peek(p) != '\'')
+      ts_s_expected(p, "a string literal naming a device");
+    ts_s_string(p, def);
     return;
   case TS_TY_STR:
   case TS_TY_NUMBER:
@@ -717,38 +714,38 @@ static void sp_default(ts_sparser *p, ts_arg *arg) {
   case TS_TY_FLOAT:
   case TS_TY_COMPLEX:
   case TS_TY_BOOL:
-    *def = sp_const(p, k);
+    *def = ts_s_const(p, k);
     return;
   default:
-    sp_fail_at(p, at, "arguments of this type cannot have a default value");
+    ts_s_fail_at(p, at, "arguments of this type cannot have a default value");
   }
 }
 
 /* ---------------------------------------------------------------- arguments */
 
-// arg = type ("[" number "]" alias? "?"?)? ident ("=" default)?   (arguments)
-// ret = type ("[" number "]" alias? "?"?)? ident?                 (returns)
-static void sp_arg(ts_sparser *p, ts_arg *arg, bool is_return, bool kwarg_only) {
+/* arg = type ("[" number "]" alias? "?"?)? ident ("=" default)?   (arguments)
+ * ret = type ("[" number "]" alias? "?"?)? ident?                 (returns) */
+static void ts_s_arg(ts_sparser *p, ts_arg *arg, bool is_return, bool kwarg_only) {
   const ts_alias *alias;
-  const ts_type *t = sp_type(p, &alias);
+  const ts_type *t = ts_s_type(p, &alias);
   arg->list_len = -1;
-  if (sp_accept(p, "[")) {
-    sp_skip_ws(p);
+  if (ts_s_accept(p, "[")) {
+    ts_s_skip_ws(p);
     size_t b = p->pos;
     int64_t len = 0;
-    while (p->pos < p->len && sp_is_digit(p->src[p->pos])) {
+    while (p->pos < p->len && ts_s_is_digit(p->src[p->pos])) {
       len = len * 10 + (p->src[p->pos++] - '0');
       if (len > TS_SCHEMA_MAX_LIST)
-        sp_fail_at(p, b, "list size too large (at most %d)", TS_SCHEMA_MAX_LIST);
+        ts_s_fail_at(p, b, "list size too large (at most %d)", TS_SCHEMA_MAX_LIST);
     }
     if (p->pos == b)
-      sp_expected(p, "a list size or ']'");
-    sp_expect(p, "]", "']' after the list size");
+      ts_s_expected(p, "a list size or ']'");
+    ts_s_expect(p, "]", "']' after the list size");
     arg->list_len = (int32_t)len;
-    t = sp_ty(p, ts_type_list(p->arena, t));
-    alias = sp_list_alias(p, alias);
-    if (sp_accept(p, "?"))
-      t = sp_ty(p, ts_type_optional(p->arena, t));
+    t = ts_s_ty(p, ts_type_list(p->arena, t));
+    alias = ts_s_list_alias(p, alias);
+    if (ts_s_accept(p, "?"))
+      t = ts_s_ty(p, ts_type_optional(p->arena, t));
   }
   arg->type = t;
   arg->alias = alias;
@@ -756,13 +753,13 @@ static void sp_arg(ts_sparser *p, ts_arg *arg, bool is_return, bool kwarg_only) 
   const char *s;
   size_t n;
   if (is_return) {
-    arg->name = sp_ident(p, &s, &n) ? sp_strndup(p, s, n) : "";
+    arg->name = ts_s_ident(p, &s, &n) ? ts_s_strndup(p, s, n) : "";
     return;
   }
-  sp_expect_ident(p, &s, &n, "an argument name");
-  arg->name = sp_strndup(p, s, n);
-  if (sp_accept(p, "="))
-    sp_default(p, arg);
+  ts_s_expect_ident(p, &s, &n, "an argument name");
+  arg->name = ts_s_strndup(p, s, n);
+  if (ts_s_accept(p, "="))
+    ts_s_default(p, arg);
 }
 
 typedef struct ts_argvec {
@@ -770,84 +767,84 @@ typedef struct ts_argvec {
   uint32_t n, cap;
 } ts_argvec;
 
-static ts_arg *sp_new_arg(ts_sparser *p, ts_argvec *a) {
-  a->v = sp_push(p, a->v, &a->n, &a->cap, sizeof *a->v);
+static ts_arg *ts_s_new_arg(ts_sparser *p, ts_argvec *a) {
+  a->v = ts_s_push(p, a->v, &a->n, &a->cap, sizeof *a->v);
   ts_arg *arg = &a->v[a->n - 1];
   memset(arg, 0, sizeof *arg);
   return arg;
 }
 
-// params = "(" (param ("," param)*)? ")"     param = "*" | "..." | arg
-static void sp_params(ts_sparser *p, ts_schema *s, ts_argvec *args) {
-  sp_expect(p, "(", "'(' to start the argument list");
+/* params = "(" (param ("," param)*)? ")"     param = "*" | "..." | arg */
+static void ts_s_params(ts_sparser *p, ts_schema *s, ts_argvec *args) {
+  ts_s_expect(p, "(", "'(' to start the argument list");
   bool kwarg_only = false;
-  if (sp_peek(p) != ')') {
+  if (ts_s_peek(p) != ')') {
     do {
       if (s->vararg)
-        sp_fail_at(p, p->pos, "'...' must be the last element of the argument list");
-      if (sp_accept(p, "..."))
+        ts_s_fail_at(p, p->pos, "'...' must be the last element of the argument list");
+      if (ts_s_accept(p, "..."))
         s->vararg = true;
-      else if (sp_accept(p, "*"))
+      else if (ts_s_accept(p, "*"))
         kwarg_only = true;
       else
-        sp_arg(p, sp_new_arg(p, args), false, kwarg_only);
-    } while (sp_accept(p, ","));
+        ts_s_arg(p, ts_s_new_arg(p, args), false, kwarg_only);
+    } while (ts_s_accept(p, ","));
   }
-  sp_expect(p, ")", "')' or ',' in the argument list");
+  ts_s_expect(p, ")", "')' or ',' in the argument list");
 }
 
-// returns = "..." | "(" (("..." | ret) ("," ("..." | ret))*)? ")" | ret
-static void sp_returns(ts_sparser *p, ts_schema *s, ts_argvec *rets) {
-  if (sp_accept(p, "...")) {
+/* returns = "..." | "(" (("..." | ret) ("," ("..." | ret))*)? ")" | ret */
+static void ts_s_returns(ts_sparser *p, ts_schema *s, ts_argvec *rets) {
+  if (ts_s_accept(p, "...")) {
     s->varret = true;
     return;
   }
-  if (!sp_accept(p, "(")) {
-    sp_arg(p, sp_new_arg(p, rets), true, false);
+  if (!ts_s_accept(p, "(")) {
+    ts_s_arg(p, ts_s_new_arg(p, rets), true, false);
     return;
   }
-  if (sp_peek(p) != ')') {
+  if (ts_s_peek(p) != ')') {
     do {
       if (s->varret)
-        sp_fail_at(p, p->pos, "'...' must be the last element of the return list");
-      if (sp_accept(p, "..."))
+        ts_s_fail_at(p, p->pos, "'...' must be the last element of the return list");
+      if (ts_s_accept(p, "..."))
         s->varret = true;
       else
-        sp_arg(p, sp_new_arg(p, rets), true, false);
-    } while (sp_accept(p, ","));
+        ts_s_arg(p, ts_s_new_arg(p, rets), true, false);
+    } while (ts_s_accept(p, ","));
   }
-  sp_expect(p, ")", "')' or ',' in the return list");
+  ts_s_expect(p, ")", "')' or ',' in the return list");
 }
 
-// schema = ident ("::" ident)? ("." ident)? params "->" returns
-static const ts_schema *sp_schema(ts_sparser *p) {
-  ts_schema *s = sp_alloc(p, sizeof *s);
-  s->text = sp_strndup(p, p->src, p->len);
+/* schema = ident ("::" ident)? ("." ident)? params "->" returns */
+static const ts_schema *ts_s_schema(ts_sparser *p) {
+  ts_schema *s = ts_s_alloc(p, sizeof *s);
+  s->text = ts_s_strndup(p, p->src, p->len);
   const char *id;
   size_t n;
-  size_t b = (sp_skip_ws(p), p->pos);
-  sp_expect_ident(p, &id, &n, "an operator name");
+  size_t b = (ts_s_skip_ws(p), p->pos);
+  ts_s_expect_ident(p, &id, &n, "an operator name");
   if (p->pos + 1 < p->len && p->src[p->pos] == ':' && p->src[p->pos + 1] == ':') {
     p->pos += 2;
-    if (p->pos >= p->len || !sp_is_ident_start(p->src[p->pos]))
-      sp_expected(p, "a name after '::'");
-    sp_ident(p, &id, &n);
+    if (p->pos >= p->len || !ts_s_is_ident_start(p->src[p->pos]))
+      ts_s_expected(p, "a name after '::'");
+    ts_s_ident(p, &id, &n);
   }
-  s->name = sp_strndup(p, p->src + b, p->pos - b);
+  s->name = ts_s_strndup(p, p->src + b, p->pos - b);
   s->overload = "";
   if (p->pos < p->len && p->src[p->pos] == '.') {
     p->pos++;
-    if (p->pos >= p->len || !sp_is_ident_start(p->src[p->pos]))
-      sp_expected(p, "an overload name after '.'");
-    sp_ident(p, &id, &n);
-    s->overload = sp_strndup(p, id, n);
+    if (p->pos >= p->len || !ts_s_is_ident_start(p->src[p->pos]))
+      ts_s_expected(p, "an overload name after '.'");
+    ts_s_ident(p, &id, &n);
+    s->overload = ts_s_strndup(p, id, n);
   }
   ts_argvec args = {0}, rets = {0};
-  sp_params(p, s, &args);
-  sp_expect(p, "->", "'->' before the returns");
-  sp_returns(p, s, &rets);
-  if (sp_peek(p) != 0)
-    sp_expected(p, "the end of the schema");
+  ts_s_params(p, s, &args);
+  ts_s_expect(p, "->", "'->' before the returns");
+  ts_s_returns(p, s, &rets);
+  if (ts_s_peek(p) != 0)
+    ts_s_expected(p, "the end of the schema");
   s->args = args.v;
   s->nargs = args.n;
   s->rets = rets.v;
@@ -864,7 +861,7 @@ const ts_schema *ts_schema_parse(ts_arena *a, const char *text, ts_diag *d) {
   ts_sparser p = {.arena = a, .diag = d, .src = text, .len = strlen(text)};
   if (setjmp(p.fail))
     return NULL;
-  return sp_schema(&p);
+  return ts_s_schema(&p);
 }
 
 /* ----------------------------------------------------------------- printing */
@@ -872,9 +869,6 @@ const ts_schema *ts_schema_parse(ts_arena *a, const char *text, ts_diag *d) {
 /* Writes a type with schema spellings ("Scalar", "t", "SymInt"). */
 static void ts_schema_type_print(ts_buf *b, const ts_type *t) {
   switch (t->kind) {
-  case TS_TY_INT:
-    ts_buf_puts(b, t->name ? t->name : "int");
-    return;
   case TS_TY_OPTIONAL:
     ts_schema_type_print(b, t->elems[0]);
     ts_buf_putc(b, '?');
@@ -955,8 +949,11 @@ static void ts_default_print(ts_buf *b, const ts_arg *arg) {
     return;
   case TS_DEF_INTS: {
     /* PyTorch writes an int list whose values are all equal as one value,
-     * as native_functions.yaml spells "int[2] stride=1" */
-    bool same = d->len > 1 && arg->type->kind == TS_TY_LIST && sp_value_kind(arg->type->elems[0]) == TS_TY_INT;
+     * as native_functions.yaml spells "int[2] stride=1". It does so for any
+     * length; we only do it where reading it back gives the same list (the
+     * size is N of int[N]), which changes no schema PyTorch registers. */
+    bool same = d->len > 1 && (int64_t)d->len == arg->list_len && arg->type->kind == TS_TY_LIST &&
+                ts_s_value_kind(arg->type->elems[0]) == TS_TY_INT;
     for (size_t i = 1; same && i < d->len; i++)
       same = d->u.is[i] == d->u.is[0];
     if (same) {

@@ -80,6 +80,8 @@ static const char *const ts_leaf_names[TS_TY_LEAF_COUNT] = {
     [TS_TY_ANYLIST] = "AnyList",
     [TS_TY_ANYTUPLE] = "AnyTuple",
     [TS_TY_ANYCLASS] = "AnyClassType",
+    [TS_TY_ANYENUM] = "AnyEnumType",
+    [TS_TY_SYMINT] = "SymInt",
 };
 
 static const ts_type ts_leaves[TS_TY_LEAF_COUNT] = {
@@ -88,6 +90,7 @@ static const ts_type ts_leaves[TS_TY_LEAF_COUNT] = {
     L(TS_TY_STR), L(TS_TY_NONE), L(TS_TY_DEVICE), L(TS_TY_NUMBER), L(TS_TY_LAYOUT), L(TS_TY_SCALARTYPE),
     L(TS_TY_MEMORYFORMAT), L(TS_TY_GENERATOR), L(TS_TY_STORAGE), L(TS_TY_STREAM), L(TS_TY_FUNCTION),
     L(TS_TY_CAPSULE), L(TS_TY_QSCHEME), L(TS_TY_ANYLIST), L(TS_TY_ANYTUPLE), L(TS_TY_ANYCLASS),
+    L(TS_TY_ANYENUM), L(TS_TY_SYMINT),
 #undef L
 };
 
@@ -306,6 +309,15 @@ bool ts_type_is_subtype(const ts_type *s, const ts_type *p) {
     return s->kind == TS_TY_TUPLE || s->kind == TS_TY_ANYTUPLE;
   case TS_TY_ANYCLASS:
     return s->kind == TS_TY_CLASS || s->kind == TS_TY_ANYCLASS;
+  case TS_TY_ANYENUM:
+    return s->kind == TS_TY_ANYENUM; /* enum types are not modelled yet */
+  case TS_TY_SYMINT:
+    return s->kind == TS_TY_INT || s->kind == TS_TY_SYMINT;
+  case TS_TY_LIST:
+    /* lists are invariant, but PyTorch lets int[] stand for SymInt[] */
+    if (s->kind == TS_TY_LIST && p->elems[0]->kind == TS_TY_SYMINT)
+      return s->elems[0]->kind == TS_TY_INT || s->elems[0]->kind == TS_TY_SYMINT;
+    return ts_type_equal(s, p);
   case TS_TY_FUTURE:
   case TS_TY_RREF:
     /* covariant, like PyTorch's Future */

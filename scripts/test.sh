@@ -24,6 +24,8 @@ configure() {
 
 summaries=()
 status=0
+total_passed=0
+total_failed=0
 
 # run_tests NAME DIR: ctest in DIR; keeps its summary line for the end.
 run_tests() {
@@ -33,7 +35,16 @@ run_tests() {
   (cd "$dir" && ctest --output-on-failure -j2) 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
   set -e
-  summaries+=("$name: $(grep -E 'tests passed|No tests were found' "$log" | tail -n 1)")
+  local line
+  line=$(grep -E 'tests passed|No tests were found' "$log" | tail -n 1)
+  summaries+=("$name: $line")
+  # "100% tests passed, 0 tests failed out of 5"
+  if [[ $line =~ ([0-9]+)\ tests\ failed\ out\ of\ ([0-9]+) ]]; then
+    total_failed=$((total_failed + BASH_REMATCH[1]))
+    total_passed=$((total_passed + BASH_REMATCH[2] - BASH_REMATCH[1]))
+  else
+    total_failed=$((total_failed + 1))
+  fi
   summaries+=("$(awk -v n="$name" '/^The following tests/ {p = 1; print n ": " $0; next}
                                      p && /^\t/ {print n ": " $0; next} {p = 0}' "$log")")
   rm -f "$log"
@@ -62,7 +73,6 @@ for s in "${summaries[@]}"; do
 done
 if [ "$status" -ne 0 ]; then
   echo "test.sh: FAILED"
-else
-  echo "test.sh: all tests passed"
 fi
+echo "tests: $total_passed passed, $total_failed failed"
 exit "$status"

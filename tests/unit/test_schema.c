@@ -207,13 +207,16 @@ static void test_types(void) {
   TS_CHECK(a[17].type->kind == TS_TY_RREF);
   TS_CHECK(a[18].type->kind == TS_TY_CLASS &&
            strcmp(a[18].type->name, "__torch__.torch.classes.quantized.Conv2dPackedParamsBase") == 0);
-  TS_CHECK(a[19].type->kind == TS_TY_CLASS && strcmp(a[19].type->name, "AnyEnumType") == 0);
+  TS_CHECK_INTEQ(a[19].type->kind, TS_TY_ANYENUM);
   TS_CHECK_INTEQ(a[20].type->kind, TS_TY_LAYOUT);
   TS_CHECK_INTEQ(a[21].type->kind, TS_TY_MEMORYFORMAT);
   TS_CHECK_INTEQ(a[22].type->kind, TS_TY_SCALARTYPE);
   TS_CHECK_INTEQ(a[23].type->kind, TS_TY_DEVICE);
-  TS_CHECK_INTEQ(a[24].type->kind, TS_TY_INT); /* SymInt is an int */
-  TS_CHECK(a[25].type->kind == TS_TY_LIST && a[25].type->elems[0]->kind == TS_TY_INT);
+  TS_CHECK_INTEQ(a[24].type->kind, TS_TY_SYMINT);
+  TS_CHECK(a[25].type->kind == TS_TY_LIST && a[25].type->elems[0]->kind == TS_TY_SYMINT);
+  /* an int value is a SymInt, an int[] a SymInt[] */
+  TS_CHECK(ts_type_is_subtype(ts_type_leaf(TS_TY_INT), a[24].type));
+  TS_CHECK(ts_type_is_subtype(ts_type_list(&arena, ts_type_leaf(TS_TY_INT)), a[25].type));
   TS_CHECK(a[26].type->kind == TS_TY_OPTIONAL && a[26].type->elems[0]->kind == TS_TY_LIST);
   TS_CHECK_INTEQ(a[27].type->kind, TS_TY_NONE);
   TS_CHECK(s->nrets == 1 && s->rets[0].type->kind == TS_TY_LIST && s->rets[0].type->elems[0]->kind == TS_TY_TUPLE);
@@ -339,7 +342,7 @@ static void test_defaults(void) {
   TS_CHECK(a[28].def.kind == TS_DEF_FLOATS && a[28].def.len == 2 && a[28].def.u.fs[1] == 0.25);
   check_print(text,
               "foo::bar(float eps=1.0000000000000001e-05, float a=-inf, float b=inf, float c=nan, str r=\"mean\", "
-              "str s=\"mean\", int[] l=0, int[] e=[], float[] f=[1., 2.], bool[] bb=[True, False], int[3] n=2, "
+              "str s=\"mean\", int[] l=[0, 0], int[] e=[], float[] f=[1., 2.], bool[] bb=[True, False], int[3] n=2, "
               "MemoryFormat m=contiguous_format, int red=Mean, ScalarType dt=long, Layout lay=strided, int neg=-3, "
               "Scalar sc=0.5, Tensor? t=None, Device? d=None, float one=1., Scalar sf=2., int[2] p=[1, 2], "
               "ScalarType? dt2=4, int big=-9223372036854775808, str esc=\"\\\"\\'\\\\ \\n\\t\\f\\v\\001\", "
@@ -348,11 +351,14 @@ static void test_defaults(void) {
   check_print("aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, "
               "int[2] dilation=1, int groups=1) -> Tensor",
               NULL);
-  check_print("aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+  check_print("aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, "
+              "ScalarType? dtype=None) -> Tensor",
               NULL);
   check_print("aten::f(int[1] dim=[-2, -1], int[1] d2=[1], SymInt[] stride=[], float x=0.33333333333333331, "
               "Scalar s=-1, float y=10., int[2] z=[]) -> ()",
               NULL);
+  /* a collapsed list must read back as the same list */
+  check_print("aten::f(int[1] dim=[-1, -1], int[2] d=[3, 3]) -> ()", "aten::f(int[1] dim=[-1, -1], int[2] d=3) -> ()");
   check_print("aten::strip(str self, str chars=\" \\n\\t\\f\\v\") -> str", NULL);
   check_print("aten::f(str s=\"\\x41\\101\\0\") -> ()", "aten::f(str s=\"AA\\000\") -> ()");
   const ts_schema *z = parse_ok("aten::f(str s=\"a\\000b\") -> ()");
