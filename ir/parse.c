@@ -772,6 +772,16 @@ static bool ts_p_def(ts_parser *p, ts_graph *g, ts_node *owner) {
   return true;
 }
 
+/* params = "(" (def ("," def)*)? ")": a graph's or a block's inputs */
+static bool ts_p_params(ts_parser *p, ts_graph *g, ts_node *param) {
+  if (!ts_p_expect(p, "("))
+    return false;
+  for (bool first = true; !ts_p_accept(p, ")"); first = false)
+    if ((!first && !ts_p_expect(p, ",")) || !ts_p_def(p, g, param))
+      return false;
+  return true;
+}
+
 /* uses = "(" (name ("," name)*)? ")": appends each named value as an input */
 static bool ts_p_uses(ts_parser *p, ts_graph *g, ts_node *n) {
   if (!ts_p_expect(p, "("))
@@ -956,17 +966,7 @@ static bool ts_p_node(ts_parser *p, ts_graph *g, ts_block *b) {
       ts_p_error(p, "out of memory");
       return false;
     }
-    if (!ts_p_expect(p, "("))
-      return false;
-    bool first = true;
-    while (!ts_p_accept(p, ")")) {
-      if (!first && !ts_p_expect(p, ","))
-        return false;
-      first = false;
-      if (!ts_p_def(p, g, blk->param))
-        return false;
-    }
-    if (!ts_p_expect(p, ":") || !ts_p_body(p, g, blk))
+    if (!ts_p_params(p, g, blk->param) || !ts_p_expect(p, ":") || !ts_p_body(p, g, blk))
       return false;
     if (!ts_p_expect(p, "->") || !ts_p_uses(p, g, blk->ret))
       return false;
@@ -1019,17 +1019,7 @@ static bool ts_p_graph(ts_parser *p, ts_graph *g) {
     ts_p_error(p, "expected 'graph('");
     return false;
   }
-  if (!ts_p_expect(p, "("))
-    return false;
-  bool first = true;
-  while (!ts_p_accept(p, ")")) {
-    if (!first && !ts_p_expect(p, ","))
-      return false;
-    first = false;
-    if (!ts_p_def(p, g, g->block->param))
-      return false;
-  }
-  if (!ts_p_expect(p, ":") || !ts_p_body(p, g, g->block))
+  if (!ts_p_params(p, g, g->block->param) || !ts_p_expect(p, ":") || !ts_p_body(p, g, g->block))
     return false;
   if (!ts_p_accept_word(p, "return")) {
     ts_p_error(p, "expected 'return'");

@@ -866,45 +866,6 @@ const ts_schema *ts_schema_parse(ts_arena *a, const char *text, ts_diag *d) {
 
 /* ----------------------------------------------------------------- printing */
 
-/* Writes a type with schema spellings ("Scalar", "t", "SymInt"). */
-static void ts_schema_type_print(ts_buf *b, const ts_type *t) {
-  switch (t->kind) {
-  case TS_TY_OPTIONAL:
-    ts_schema_type_print(b, t->elems[0]);
-    ts_buf_putc(b, '?');
-    return;
-  case TS_TY_LIST:
-    ts_schema_type_print(b, t->elems[0]);
-    ts_buf_puts(b, "[]");
-    return;
-  case TS_TY_TUPLE:
-  case TS_TY_DICT:
-  case TS_TY_FUTURE:
-  case TS_TY_RREF:
-  case TS_TY_UNION:
-    ts_buf_puts(b, t->kind == TS_TY_TUPLE    ? "("
-                   : t->kind == TS_TY_DICT   ? "Dict("
-                   : t->kind == TS_TY_FUTURE ? "Future("
-                   : t->kind == TS_TY_RREF   ? "RRef("
-                                             : "Union(");
-    for (uint32_t i = 0; i < t->n; i++) {
-      if (i)
-        ts_buf_puts(b, ", ");
-      ts_schema_type_print(b, t->elems[i]);
-    }
-    ts_buf_putc(b, ')');
-    return;
-  case TS_TY_CLASS:
-  case TS_TY_VAR:
-    ts_buf_puts(b, t->name);
-    return;
-  default: {
-    const char *name = ts_type_leaf_name(t->kind);
-    ts_buf_puts(b, name ? name : "?");
-  }
-  }
-}
-
 static void ts_alias_sets_print(ts_buf *b, const char *const *sets, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) {
     if (i)
@@ -992,7 +953,7 @@ static void ts_arg_print(ts_buf *b, const ts_arg *arg) {
   bool opt = t->kind == TS_TY_OPTIONAL;
   const ts_type *u = opt ? t->elems[0] : t;
   if (u->kind == TS_TY_LIST) {
-    ts_schema_type_print(b, u->elems[0]);
+    ts_type_print(b, u->elems[0]);
     if (arg->alias && arg->alias->contained)
       ts_alias_print(b, arg->alias->contained);
     if (arg->list_len >= 0)
@@ -1000,7 +961,7 @@ static void ts_arg_print(ts_buf *b, const ts_arg *arg) {
     else
       ts_buf_puts(b, "[]");
   } else {
-    ts_schema_type_print(b, u);
+    ts_type_print(b, u);
   }
   if (arg->alias && arg->alias->nsets)
     ts_alias_print(b, arg->alias);

@@ -26,6 +26,7 @@ summaries=()
 status=0
 total_passed=0
 total_failed=0
+total_skipped=0
 
 # run_tests NAME DIR: ctest in DIR; keeps its summary line for the end.
 run_tests() {
@@ -40,8 +41,11 @@ run_tests() {
   summaries+=("$name: $line")
   # "100% tests passed, 0 tests failed out of 5"
   if [[ $line =~ ([0-9]+)\ tests\ failed\ out\ of\ ([0-9]+) ]]; then
+    local skipped
+    skipped=$(grep -c '(Skipped)$' "$log" || true)
     total_failed=$((total_failed + BASH_REMATCH[1]))
-    total_passed=$((total_passed + BASH_REMATCH[2] - BASH_REMATCH[1]))
+    total_skipped=$((total_skipped + skipped))
+    total_passed=$((total_passed + BASH_REMATCH[2] - BASH_REMATCH[1] - skipped))
   else
     total_failed=$((total_failed + 1))
   fi
@@ -74,5 +78,5 @@ done
 if [ "$status" -ne 0 ]; then
   echo "test.sh: FAILED"
 fi
-echo "tests: $total_passed passed, $total_failed failed"
+echo "tests: $total_passed passed, $total_failed failed, $total_skipped skipped"
 exit "$status"
