@@ -171,8 +171,6 @@ static bool ts_schema_accepts(const ts_type *p, const ts_type *s) {
   case TS_TY_VAR:
   case TS_TY_ANY:
     return true;
-  case TS_TY_SYMINT:
-    return s->kind == TS_TY_INT || s->kind == TS_TY_SYMINT;
   case TS_TY_SCALARTYPE:
   case TS_TY_LAYOUT:
   case TS_TY_MEMORYFORMAT:
