@@ -227,6 +227,9 @@ const ts_type *ts_type_tuple(ts_arena *a, uint32_t n, const ts_type *const *elem
 const ts_type *ts_type_union(ts_arena *a, uint32_t n, const ts_type *const *elems);
 const ts_type *ts_type_class(ts_arena *a, const char *qualname, size_t len);
 const ts_type *ts_type_var(ts_arena *a, const char *name, size_t len);
+/* The type of one particular function (`qualname` "__torch__.m.fn"), as a
+ * prim::Constant[name="fn"] holds it; prints as "Function" like the leaf. */
+const ts_type *ts_type_function(ts_arena *a, const char *qualname, size_t len);
 const ts_type *ts_type_tensor(ts_arena *a, const ts_tensor_info *info);
 /* A deep copy into `a` (leaf singletons are returned as they are). */
 const ts_type *ts_type_clone(ts_arena *a, const ts_type *t);
@@ -441,6 +444,19 @@ bool ts_value_set_name_exact(ts_value *v, const char *name, size_t len);
 ts_value *ts_graph_find_value(const ts_graph *g, const char *name, size_t len);
 void ts_value_replace_all_uses(ts_value *from, ts_value *to);
 void ts_value_set_type(ts_value *v, const ts_type *t);
+
+/* ---------------------------------------------------------------- clone.c */
+
+/* Copies every node of `from` (it may belong to another graph), with nested
+ * blocks, attributes, types (re-made in the destination arena when needed),
+ * debug names (made unique by ts_value_set_name) and source locations, in
+ * front of `pos`. `inputs` stand for from's inputs (ts_block_ninputs(from)
+ * of them); the copies of from's outputs are written to `outputs`
+ * (ts_block_noutputs(from) of them). False on allocation failure. */
+bool ts_block_clone_before(const ts_block *from, ts_node *pos, ts_value *const *inputs, ts_value **outputs);
+
+/* A deep copy of `g` as a new graph. NULL on allocation failure. */
+ts_graph *ts_graph_copy(const ts_graph *g);
 
 /* ---------------------------------------------------------------- print.c */
 

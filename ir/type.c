@@ -141,6 +141,9 @@ static const ts_type *ts_type_named(ts_arena *a, ts_type_kind k, const char *s, 
 
 const ts_type *ts_type_class(ts_arena *a, const char *s, size_t len) { return ts_type_named(a, TS_TY_CLASS, s, len); }
 const ts_type *ts_type_var(ts_arena *a, const char *s, size_t len) { return ts_type_named(a, TS_TY_VAR, s, len); }
+const ts_type *ts_type_function(ts_arena *a, const char *s, size_t len) {
+  return ts_type_named(a, TS_TY_FUNCTION, s, len);
+}
 
 const ts_type *ts_type_tensor(ts_arena *a, const ts_tensor_info *info) {
   if (!info)
@@ -313,6 +316,9 @@ bool ts_type_is_subtype(const ts_type *s, const ts_type *p) {
     return s->kind == TS_TY_ANYENUM; /* enum types are not modelled yet */
   case TS_TY_SYMINT:
     return s->kind == TS_TY_INT || s->kind == TS_TY_SYMINT;
+  case TS_TY_FUNCTION:
+    /* the plain Function type accepts every particular function */
+    return s->kind == TS_TY_FUNCTION && (!p->name || ts_type_equal(s, p));
   case TS_TY_LIST:
     /* lists are invariant, but PyTorch lets int[] stand for SymInt[] */
     if (s->kind == TS_TY_LIST && p->elems[0]->kind == TS_TY_SYMINT)

@@ -3,11 +3,20 @@
 
 ir/ops.def is the maintained source; this script only seeds it. It collects
 op kinds ("aten::add") from graph text files, plain lists (one kind per line,
-'#' comments allowed) and --kinds, looks up every overload that PyTorch
-registers for each, and prints TS_OP entries sorted by namespace, then name.
+'#' comments allowed), the printed code of archives (--code) and --kinds,
+looks up every overload that PyTorch registers for each, and prints TS_OP
+entries sorted by namespace, then name.
 
     /usr/bin/python3 tools/gen_ops_def.py --existing ir/ops.def \\
-        ../shared/zoo/*/torch_graph.txt --kinds aten::relu_,aten::sub
+        ../shared/zoo/*/torch_graph.txt --kinds aten::relu_,aten::sub \\
+        --code ../shared/zoo/*/model.pt --emitter
+
+--code reads code/**/*.py inside each archive (a torch.jit.save zip; any
+other file is read as printed code itself): `torch.X(` is aten::X,
+`ops.NS.X(` is NS::X (every namespace), `torch.autograd.grad(` and
+`torch.autograd.backward(` are aten::grad and aten::backward, and the forms
+the printer writes for some builtins (int(...), print(...), isinstance(...),
+fork(...), x.tolist(), `with`, ...) count as their kinds (PRINTED_FORMS).
 
 With --existing, the kinds already in that ops.def are included too and keep
 their flags, and an entry that is TS_NO_SCHEMA there stays so. Schemas come
@@ -18,10 +27,13 @@ as str(schema) prints it.
 import argparse
 import re
 import sys
+import zipfile
 
 KIND_RE = re.compile(r"\b([a-z_]+)::([A-Za-z_][A-Za-z0-9_]*)")
 
-# Effects beyond what alias annotations say (see TS_OPF_SIDE_EFFECT).
+# Effects beyond what alias annotations say (see TS_OPF_SIDE_EFFECT): the
+# first six, and what PyTorch's Node::hasSideEffects or its conservative
+# alias analysis keeps as well (with-blocks, fork/wait, grad mode).
 SIDE_EFFECT = {
     "prim::RaiseException",
     "aten::warn",
@@ -29,7 +41,106 @@ SIDE_EFFECT = {
     "prim::CallFunction",
     "prim::CallMethod",
     "prim::SetAttr",
+    "prim::Enter",
+    "prim::Exit",
+    "prim::fork",
+    "aten::wait",
+    "aten::set_grad_enabled",
 }
+
+# Kinds with no schema whose input count varies (set by the node).
+VARIADIC_NO_SCHEMA = {
+    "prim::fork",
+}
+
+
+# Kinds the IR emitter creates itself, or maps Python builtins and printed
+# forms to, whether or not some archive at hand uses them (--emitter).
+EMITTER_KINDS = [
+    "prim::Constant", "prim::ListConstruct", "prim::ListUnpack", "prim::TupleConstruct",
+    "prim::TupleUnpack", "prim::TupleIndex", "prim::TupleSlice", "prim::DictConstruct",
+    "prim::If", "prim::Loop", "prim::CallFunction", "prim::CallMethod", "prim::GetAttr",
+    "prim::SetAttr", "prim::Uninitialized", "prim::unchecked_cast", "prim::RaiseException",
+    "prim::isinstance", "prim::NumToTensor", "prim::Print", "prim::dtype", "prim::device",
+    "prim::layout", "prim::requires_grad", "prim::data", "prim::min", "prim::max", "prim::abs",
+    "prim::CreateObject", "prim::Enter", "prim::Exit", "prim::EnumName", "prim::EnumValue",
+    "prim::AutogradZero",
+    "aten::Int", "aten::Float", "aten::Bool", "aten::str", "aten::len", "aten::__getitem__",
+    "aten::_set_item", "aten::append", "aten::insert", "aten::pop", "aten::extend",
+    "aten::format", "aten::list", "aten::dict", "aten::keys", "aten::values", "aten::items",
+    "aten::get", "aten::setdefault", "aten::__contains__", "aten::__is__", "aten::__isnot__",
+    "aten::__not__", "aten::__and__", "aten::__or__", "aten::__xor__",
+    "aten::__round_to_zero_floordiv", "aten::floordiv", "aten::remainder", "aten::neg",
+    "aten::slice", "aten::size", "aten::dim", "aten::numel", "aten::warn", "aten::tensor",
+    "aten::ScalarImplicit", "aten::IntImplicit", "aten::FloatImplicit", "aten::Delete",
+    "aten::__range_length", "aten::__derive_index", "aten::add", "aten::sub", "aten::mul",
+    "aten::div", "aten::pow", "aten::eq", "aten::ne", "aten::lt", "aten::le", "aten::gt",
+    "aten::ge", "aten::min", "aten::max", "aten::abs", "aten::sqrt", "aten::log", "aten::exp",
+    "aten::floor", "aten::ceil", "aten::round", "aten::copy_", "aten::zeros", "aten::ones",
+    "aten::empty", "aten::full", "aten::arange", "aten::stack", "aten::cat", "aten::chunk",
+    "aten::split", "aten::tensor_split", "aten::unbind", "aten::join", "aten::strip",
+    "aten::lower", "aten::upper", "aten::startswith", "aten::endswith", "aten::replace",
+]
+
+
+# What TorchScript's Python printer writes instead of `torch.X(` /
+# `ops.NS.X(` for some kinds (python_print.cpp), matched in code with its
+# string literals blanked out.
+PRINTED_FORMS = [
+    (r"(?<![\w.])int\(", ["aten::Int"]),
+    (r"(?<![\w.])float\(", ["aten::Float"]),
+    (r"(?<![\w.])bool\(", ["aten::Bool"]),
+    (r"(?<![\w.])str\(", ["aten::str"]),
+    (r"(?<![\w.])sorted\(", ["aten::sorted"]),
+    (r"(?<![\w.])print\(", ["prim::Print"]),
+    (r"(?<![\w.])isinstance\(", ["prim::isinstance"]),
+    (r"(?<![\w.])unchecked_cast\(", ["prim::unchecked_cast"]),
+    (r"(?<![\w.])uninitialized\(", ["prim::Uninitialized"]),
+    (r"(?<![\w.])fork\(", ["prim::fork"]),
+    (r"(?<![\w.])getattr\(", ["prim::GetAttr"]),
+    (r"(?<![\w.])annotate\(int, ", ["aten::IntImplicit"]),
+    (r"(?<![\w.])annotate\(float, ", ["aten::FloatImplicit"]),
+    (r"(?<![\w.])annotate\(number, ", ["aten::ScalarImplicit"]),
+    (r"\.tolist\(\)", ["prim::tolist"]),
+    (r"\.__new__\(", ["prim::CreateObject"]),
+    (r"\)\.value\b", ["prim::EnumValue"]),
+    (r"\)\.name\b", ["prim::EnumName"]),
+    (r"^\s*with\s", ["prim::Enter", "prim::Exit"]),
+]
+PRINTED_FORMS = [(re.compile(p, re.M), ks) for p, ks in PRINTED_FORMS]
+
+STRING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"' + r"|'(?:[^'\\\n]|\\.)*'")
+CODE_CALL_RES = [
+    (re.compile(r"(?<![\w.])torch\.autograd\.(grad|backward)\s*\("), lambda m: "aten::" + m.group(1)),
+    (re.compile(r"(?<![\w.])torch\.([A-Za-z_][A-Za-z0-9_]*)\s*\("), lambda m: "aten::" + m.group(1)),
+    (re.compile(r"(?<![\w.])ops\.([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\s*\("),
+     lambda m: m.group(1) + "::" + m.group(2)),
+]
+
+
+def code_texts(path):
+    """The printed code of an archive (code/**/*.py in the zip), or of a file."""
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as z:
+            for n in sorted(z.namelist()):
+                parts = n.split("/")
+                if n.endswith(".py") and len(parts) > 2 and parts[1] == "code":
+                    yield z.read(n).decode("utf-8")
+    else:
+        with open(path, encoding="utf-8") as f:
+            yield f.read()
+
+
+def code_kinds(text):
+    """Kinds a printed TorchScript source refers to."""
+    kinds = set()
+    text = STRING_RE.sub('""', text)
+    for rx, kind in CODE_CALL_RES:
+        kinds.update(kind(m) for m in rx.finditer(text))
+    for rx, ks in PRINTED_FORMS:
+        if rx.search(text):
+            kinds.update(ks)
+    return kinds
 
 
 def load_schemas(path):
@@ -78,7 +189,10 @@ def entry(kind, flags, schemas):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="*", help="graph text files or kind lists")
+    ap.add_argument("--code", nargs="+", action="extend", default=[], metavar="ARCHIVE",
+                    help="archives (or printed code files) whose code's kinds to add")
     ap.add_argument("--kinds", default="", help="comma-separated kinds to add")
+    ap.add_argument("--emitter", action="store_true", help="add EMITTER_KINDS")
     ap.add_argument("--existing", help="an ops.def whose kinds and flags are kept")
     ap.add_argument("--schemas", help="a dump of str(schema), one per line (default: ask torch)")
     ap.add_argument("--namespaces", default="aten,prim", help="namespaces to take from files")
@@ -94,7 +208,12 @@ def main():
                 for ns, name in KIND_RE.findall(line):
                     if ns in namespaces:
                         kinds.add(f"{ns}::{name}")
+    for path in args.code:
+        for text in code_texts(path):
+            kinds.update(code_kinds(text))
     kinds.update(k for k in args.kinds.split(",") if k)
+    if args.emitter:
+        kinds.update(EMITTER_KINDS)
     existing = read_existing(args.existing) if args.existing else {}
     kinds.update(existing)
 
@@ -102,10 +221,11 @@ def main():
     for s in load_schemas(args.schemas):
         by_kind.setdefault(schema_kind(s), []).append(s)
 
-    # "prim::FusionGroup_0" names a numbered subgraph of prim::FusionGroup.
+    # "prim::FusionGroup_0", "prim::fork_0": the graph printer numbers the
+    # nodes that hold a subgraph (printed below as "with prim::fork_0 = graph(").
     for k in sorted(kinds):
         base = re.sub(r"_[0-9]+$", "", k)
-        if k not in by_kind and k not in existing and base != k and (base in by_kind or base in existing):
+        if k not in by_kind and k not in existing and base != k:
             kinds.discard(k)
             kinds.add(base)
 
@@ -129,7 +249,7 @@ def main():
                     f.append("TS_OPF_SPECIAL")
                 if k in SIDE_EFFECT:
                     f.append("TS_OPF_SIDE_EFFECT")
-                if opaque or any("..." in s for s in by_kind.get(k, [])):
+                if opaque or any("..." in s for s in by_kind.get(k, [])) or k in VARIADIC_NO_SCHEMA:
                     f.append("TS_OPF_VARIADIC")
                 flags = " | ".join(f) if f else "TS_OPF_NONE"
                 if not by_kind.get(k):

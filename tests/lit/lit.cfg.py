@@ -27,6 +27,9 @@ def tool(name, path):
             (r"(?<![\w./-])" + name + r"(?![\w./-])", path))
 
 config.substitutions.append(("%tsaot-opt", config.tsaot_opt))
+config.substitutions.append(("%tsaot-dump", config.tsaot_dump))
+# %fixtures: the committed PyTorch fixtures (tests/fixtures)
+config.substitutions.append(("%fixtures", os.path.join(config.tsaot_source_dir, "tests", "fixtures")))
 tool("FileCheck", config.filecheck)
 tool("not", config.not_tool)
 tool("count", config.count_tool)

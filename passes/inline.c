@@ -1,0 +1,110 @@
+/* passes/inline.c: torch::jit::Inline (passes/inliner.cpp, with
+ * inlineCallTo from ir/ir.cpp).
+ *
+ * Walks every block in order. A prim::CallFunction loses its first input
+ * (the Function constant) and a prim::CallMethod keeps all of its inputs,
+ * self first; the callee graph the resolver gives is copied in front of the
+ * call with those inputs standing for its inputs (ts_block_clone_before:
+ * debug names kept and made unique, source locations kept), the call's
+ * outputs are replaced by the copy's outputs, and the call goes. Where a
+ * call output has a debug name, the value replacing it takes that name (as
+ * inlineCallTo does: the name moves even when the callee returns one of
+ * its inputs). Calls inside other nodes' blocks are inlined too; the copied
+ * nodes are not visited again, so calls inside a callee stay unless the
+ * resolver hands out graphs that are inlined already (PyTorch inlines a
+ * callee's optimized graph, which is).
+ *
+ * As in PyTorch 1.13, the Function constant a CallFunction used is left in
+ * place even when nothing uses it any more; dead code elimination removes
+ * it. Not modelled: inlined call stacks (PyTorch records the callee and
+ * module instance on each copied node), the "fallback" function
+ * attribute. */
+#include "passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool ts_inline_name_is_number(const char *s) {
+  if (!*s)
+    return false;
+  for (; *s; s++)
+    if (*s < '0' || *s > '9')
+      return false;
+  return true;
+}
+
+/* Reports a malformed call with the node as it prints. */
+static void ts_inline_fail(ts_diag *d, const ts_node *n, const char *msg) {
+  ts_buf line = {0};
+  ts_node_print(&line, n, 0);
+  char *nl = line.data ? strchr(line.data, '\n') : NULL;
+  if (nl)
+    *nl = 0;
+  ts_diag_error(d, "inline: %s\n  in: %s", msg, line.data ? line.data : "");
+  ts_buf_free(&line);
+}
+
+/* inlineCallTo: replaces `call` (inputs already set up) by `callee`. */
+static bool ts_inline_call(ts_node *call, const ts_graph *callee, ts_diag *d) {
+  const ts_block *body = callee->block;
+  if (ts_block_ninputs(body) != call->ninputs || ts_block_noutputs(body) != call->noutputs) {
+    ts_inline_fail(d, call, "the callee's inputs or outputs do not match the call");
+    return false;
+  }
+  ts_value *stack_outs[8];
+  ts_value **outs = call->noutputs <= 8 ? stack_outs : malloc(call->noutputs * sizeof *outs);
+  if (!outs || !ts_block_clone_before(body, call, call->inputs, outs)) {
+    if (outs != stack_outs)
+      free(outs);
+    ts_diag_error(d, "inline: out of memory");
+    return false;
+  }
+  bool ok = true;
+  for (uint32_t i = 0; i < call->noutputs; i++) {
+    ts_value *old = call->outputs[i];
+    if (old->name && !ts_inline_name_is_number(old->name) && !ts_value_set_name(outs[i], old->name))
+      ok = false;
+    ts_value_replace_all_uses(old, outs[i]);
+  }
+  if (outs != stack_outs)
+    free(outs);
+  ts_node_destroy(call);
+  if (!ok)
+    ts_diag_error(d, "inline: out of memory");
+  return ok;
+}
+
+static bool ts_inline_block(ts_block *b, ts_pass_callee_fn callee_fn, void *ctx, ts_diag *d) {
+  for (ts_node *n = ts_block_first(b); n != b->ret;) {
+    ts_node *next = n->next; /* the copy goes before n, n goes */
+    bool fn = ts_node_is(n, TS_K_prim_CallFunction), method = ts_node_is(n, TS_K_prim_CallMethod);
+    if (fn || method) {
+      if (n->ninputs < 1 || (fn && !ts_node_is(n->inputs[0]->node, TS_K_prim_Constant))) {
+        ts_inline_fail(d, n, fn ? "prim::CallFunction's first input is not a Function constant"
+                                : "prim::CallMethod has no self input");
+        return false;
+      }
+      const ts_graph *callee = callee_fn(ctx, n, d);
+      if (!callee)
+        return false;
+      if (fn)
+        ts_node_remove_input(n, 0);
+      if (!ts_inline_call(n, callee, d))
+        return false;
+    } else {
+      for (uint32_t i = 0; i < n->nblocks; i++)
+        if (!ts_inline_block(n->blocks[i], callee_fn, ctx, d))
+          return false;
+    }
+    n = next;
+  }
+  return true;
+}
+
+bool ts_pass_inline(ts_graph *g, ts_pass_callee_fn callee, void *ctx, ts_diag *d) {
+  if (!callee) {
+    ts_diag_error(d, "inline: no callee resolver");
+    return false;
+  }
+  return ts_inline_block(g->block, callee, ctx, d) && ts_graph_ok(g);
+}
