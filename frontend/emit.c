@@ -828,6 +828,18 @@ static ts_value *ts_e_tensor_const(ts_em *e, const ts_pv *pv, ts_srange r) {
   return ts_e_out(n, 0, ts_type_tensor(&e->m->arena, &ti));
 }
 
+/* An expression that sees no local names: a class constant or a default
+ * argument, emitted at the point of use. */
+static ts_value *ts_e_expr_detached(ts_em *e, const ts_ast *x, const ts_type *hint) {
+  ts_env *saved = e->env;
+  ts_env empty = {0};
+  e->env = &empty;
+  ts_value *v = ts_e_expr(e, x, hint);
+  e->env = saved;
+  ts_env_free(&empty);
+  return v;
+}
+
 /* The value of attribute `name` of a value of class type. */
 static ts_sv ts_e_class_attr(ts_em *e, ts_value *obj, ts_fe_class *c, const char *name, ts_srange r) {
   ts_sv out = ts_sv_fail();
@@ -849,12 +861,7 @@ static ts_sv ts_e_class_attr(ts_em *e, ts_value *obj, ts_fe_class *c, const char
   const ts_fe_const *k = ts_fe_class_const(c, name);
   if (k) {
     /* Final constants are inlined, as PyTorch's ConstantValue does */
-    ts_env *saved = e->env;
-    ts_env empty = {0};
-    e->env = &empty;
-    out.v = ts_e_expr(e, k->value, k->type);
-    e->env = saved;
-    ts_env_free(&empty);
+    out.v = ts_e_expr_detached(e, k->value, k->type);
     if (out.v && k->type && !ts_type_is_subtype(out.v->type, k->type) && k->type->kind == TS_TY_FLOAT &&
         out.v->type->kind == TS_TY_INT) {
       int64_t iv;
@@ -999,12 +1006,7 @@ static ts_sv ts_e_attr(ts_em *e, const ts_ast *x) {
     }
     const ts_fe_const *k = ts_fe_class_const(base.cls, name);
     if (k) {
-      ts_env *saved = e->env;
-      ts_env empty = {0};
-      e->env = &empty;
-      out.v = ts_e_expr(e, k->value, k->type);
-      e->env = saved;
-      ts_env_free(&empty);
+      out.v = ts_e_expr_detached(e, k->value, k->type);
       return out;
     }
     break;
@@ -1205,12 +1207,7 @@ static ts_sv ts_e_call_fn(ts_em *e, ts_fe_fn *fn, ts_value *self, ts_value *fnva
         ts_e_error(e, call->range, "%s() is missing argument '%s'", fn->name, fn->param_names[i]);
         return out;
       }
-      ts_env *saved = e->env;
-      ts_env empty = {0};
-      e->env = &empty;
-      ins[i] = ts_e_expr(e, fn->param_defaults[i], fn->param_types[i]);
-      e->env = saved;
-      ts_env_free(&empty);
+      ins[i] = ts_e_expr_detached(e, fn->param_defaults[i], fn->param_types[i]);
       if (!ins[i])
         return out;
     }

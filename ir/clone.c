@@ -110,12 +110,7 @@ static const ts_type *ts_clone_type(ts_clone *c, const ts_type *t) {
     if (*slot)
       return c->types.vals[slot - c->types.keys];
   }
-  const ts_type *r;
-  /* ts_type_clone keeps only the leaf of a particular function's type */
-  if (t->kind == TS_TY_FUNCTION)
-    r = ts_type_function(&c->dst->arena, t->name, strlen(t->name));
-  else
-    r = ts_type_clone(&c->dst->arena, t);
+  const ts_type *r = ts_type_clone(&c->dst->arena, t);
   if (!r || !ts_clone_tmap_put(&c->types, t, r)) {
     c->failed = true;
     return r;

@@ -30,6 +30,8 @@ static void ts_diag_quote(ts_buf *b, const char *src, size_t len, int line, int 
   const char *e = memchr(p, '\n', (size_t)(end - p));
   if (!e)
     e = end;
+  if (e > p && e[-1] == '\r') /* CRLF line endings */
+    e--;
   size_t n = (size_t)(e - p);
   if (n > 400)
     n = 400;

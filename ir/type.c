@@ -182,6 +182,8 @@ const ts_type *ts_type_clone(ts_arena *a, const ts_type *t) {
   if (!t || t->kind < TS_TY_LEAF_COUNT) {
     if (t && t->kind == TS_TY_TENSOR && t->tensor)
       return ts_type_tensor(a, t->tensor);
+    if (t && t->kind == TS_TY_FUNCTION && t->name)
+      return ts_type_function(a, t->name, strlen(t->name));
     return t ? &ts_leaves[t->kind] : NULL;
   }
   const ts_type *elems[64];

@@ -24,36 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* AliasDb::isMutableType: could a value of this type be written through? */
-static bool ts_cp_mutable(const ts_type *t) {
-  switch (t->kind) {
-  case TS_TY_INT:
-  case TS_TY_FLOAT:
-  case TS_TY_COMPLEX:
-  case TS_TY_BOOL:
-  case TS_TY_STR:
-  case TS_TY_NONE:
-  case TS_TY_DEVICE:
-  case TS_TY_NUMBER:
-  case TS_TY_LAYOUT:
-  case TS_TY_SCALARTYPE:
-  case TS_TY_MEMORYFORMAT:
-  case TS_TY_FUNCTION:
-  case TS_TY_QSCHEME:
-  case TS_TY_SYMINT:
-  case TS_TY_STREAM:
-  case TS_TY_ANYENUM: return false;
-  case TS_TY_OPTIONAL:
-  case TS_TY_TUPLE:
-  case TS_TY_UNION:
-    for (uint32_t i = 0; i < t->n; i++)
-      if (ts_cp_mutable(t->elems[i]))
-        return true;
-    return false;
-  default: return true;
-  }
-}
-
 static uint64_t ts_cp_mix(uint64_t h, uint64_t x) { return (h ^ x) * 1099511628211ull; }
 
 /* A hash consistent with ts_pass_const_nodes_equal. */
@@ -116,7 +86,7 @@ static void ts_cp_block(ts_graph *g, ts_block *b, ts_cp_set *set, bool *oom) {
         ts_cp_block(g, n->blocks[i], set, oom);
     } else if (ts_node_is(n, TS_K_prim_Constant) && n->noutputs == 1) {
       ts_node *existing = ts_cp_find_or_add(set, n, oom);
-      if (existing && !ts_cp_mutable(n->outputs[0]->type)) {
+      if (existing && !ts_pass_type_mutable(n->outputs[0]->type)) {
         ts_value_replace_all_uses(n->outputs[0], existing->outputs[0]);
         ts_node_destroy(n);
       } else if (!existing && !*oom) {

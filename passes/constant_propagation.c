@@ -78,36 +78,6 @@ typedef struct ts_cprop {
   ts_buf scratch; /* bytes of a str result */
 } ts_cprop;
 
-/* AliasDb::isMutableType */
-static bool ts_cprop_mutable(const ts_type *t) {
-  switch (t->kind) {
-  case TS_TY_INT:
-  case TS_TY_FLOAT:
-  case TS_TY_COMPLEX:
-  case TS_TY_BOOL:
-  case TS_TY_STR:
-  case TS_TY_NONE:
-  case TS_TY_DEVICE:
-  case TS_TY_NUMBER:
-  case TS_TY_LAYOUT:
-  case TS_TY_SCALARTYPE:
-  case TS_TY_MEMORYFORMAT:
-  case TS_TY_FUNCTION:
-  case TS_TY_QSCHEME:
-  case TS_TY_SYMINT:
-  case TS_TY_STREAM:
-  case TS_TY_ANYENUM: return false;
-  case TS_TY_OPTIONAL:
-  case TS_TY_TUPLE:
-  case TS_TY_UNION:
-    for (uint32_t i = 0; i < t->n; i++)
-      if (ts_cprop_mutable(t->elems[i]))
-        return true;
-    return false;
-  default: return true;
-  }
-}
-
 /* ---- int64 arithmetic without undefined behaviour ---- */
 
 static bool ts_cprop_add(int64_t a, int64_t b, int64_t *r) {
@@ -583,10 +553,10 @@ static bool ts_cprop_supported(const ts_node *n) {
   if (n->nblocks || (n->op && (n->op->flags & TS_OPF_SIDE_EFFECT)))
     return false;
   for (uint32_t i = 0; i < n->ninputs; i++)
-    if (ts_cprop_mutable(n->inputs[i]->type))
+    if (ts_pass_type_mutable(n->inputs[i]->type))
       return false;
   for (uint32_t i = 0; i < n->noutputs; i++)
-    if (ts_cprop_mutable(n->outputs[i]->type))
+    if (ts_pass_type_mutable(n->outputs[i]->type))
       return false;
   return true;
 }

@@ -160,3 +160,33 @@ bool ts_pass_const_nodes_equal(const ts_node *a, const ts_node *b) {
   }
   return true;
 }
+
+/* AliasDb::isMutableType: could a value of this type be written through? */
+bool ts_pass_type_mutable(const ts_type *t) {
+  switch (t->kind) {
+  case TS_TY_INT:
+  case TS_TY_FLOAT:
+  case TS_TY_COMPLEX:
+  case TS_TY_BOOL:
+  case TS_TY_STR:
+  case TS_TY_NONE:
+  case TS_TY_DEVICE:
+  case TS_TY_NUMBER:
+  case TS_TY_LAYOUT:
+  case TS_TY_SCALARTYPE:
+  case TS_TY_MEMORYFORMAT:
+  case TS_TY_FUNCTION:
+  case TS_TY_QSCHEME:
+  case TS_TY_SYMINT:
+  case TS_TY_STREAM:
+  case TS_TY_ANYENUM: return false;
+  case TS_TY_OPTIONAL:
+  case TS_TY_TUPLE:
+  case TS_TY_UNION:
+    for (uint32_t i = 0; i < t->n; i++)
+      if (ts_pass_type_mutable(t->elems[i]))
+        return true;
+    return false;
+  default: return true;
+  }
+}

@@ -91,5 +91,8 @@ ts_value *ts_pass_const_insert(ts_node *pos, const ts_cval *c);
  * with ==, so 0. and -0. match and nan never; tensor and graph attributes
  * never match). */
 bool ts_pass_const_nodes_equal(const ts_node *a, const ts_node *b);
+/* AliasDb::isMutableType: whether a value of type t could be written
+ * through (tensors, lists, dicts, objects; not scalars or tuples of them). */
+bool ts_pass_type_mutable(const ts_type *t);
 
 #endif
