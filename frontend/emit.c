@@ -65,6 +65,7 @@ typedef struct ts_em {
   ts_diag *d;
   int errors; /* errors reported; emission goes on after unknown ops */
   int depth;
+  bool in_loop; /* emitting a loop body: break and continue end the block */
   bool oom;
 } ts_em;
 
@@ -222,6 +223,8 @@ static bool ts_e_const_int_of(const ts_value *v, int64_t *out) {
 
 /* Python's meaning of a name: "_3" names a temporary of the printer. */
 static bool ts_e_meaningful_name(const char *name) {
+  if (name[0] == '$') /* the emitter's own variables */
+    return false;
   if (name[0] != '_')
     return true;
   for (const char *p = name + 1; *p; p++)
@@ -2042,6 +2045,23 @@ static void ts_names_assigned(ts_em *e, ts_names *s, const ts_ast_list *body) {
 
 static int ts_e_strcmp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
+static const char *const ts_e_ret_var = "$return";
+static const char *const ts_e_break_var = "$break";   /* bool: the loop body broke */
+static const char *const ts_e_exited_var = "$exited"; /* set: the rest of the block is dead */
+
+/* Whether a loop body has a `break` of its own (not of a nested loop). */
+static bool ts_e_has_break(const ts_ast_list *body) {
+  for (uint32_t i = 0; i < body->n; i++) {
+    const ts_ast *s = body->v[i];
+    if (s->kind == TS_AST_BREAK)
+      return true;
+    if ((s->kind == TS_AST_IF && (ts_e_has_break(&s->body) || ts_e_has_break(&s->orelse))) ||
+        (s->kind == TS_AST_WITH && ts_e_has_break(&s->body)))
+      return true;
+  }
+  return false;
+}
+
 /* if / else: each branch in its own scope; a variable assigned in one
  * branch and visible in the other becomes an output (sorted by name, as
  * PyTorch's ControlFlowLoadStores). */
@@ -2074,6 +2094,8 @@ static bool ts_e_if(ts_em *e, const ts_ast *st) {
     for (int i = 0; i < 2; i++)
       for (uint32_t k = 0; k < envs[i].n; k++) {
         const char *name = envs[i].vars[k].name;
+        if (name == ts_e_exited_var)
+          continue;
         if (ts_env_find_here(&envs[1 - i], name) || ts_env_find(saved_env, name))
           ts_names_add(e, &outs, name);
       }
@@ -2105,6 +2127,9 @@ static bool ts_e_if(ts_em *e, const ts_ast *st) {
         ok = ts_e_assign_name(e, name, ts_sv_value(o));
     }
     free(outs.v);
+    /* both branches left the block: so does the code after the if */
+    if (ok && ts_env_find_here(&envs[0], ts_e_exited_var) && ts_env_find_here(&envs[1], ts_e_exited_var))
+      ok = ts_env_set(e, saved_env, ts_e_exited_var, ts_sv_value(NULL));
   }
   ts_env_free(&envs[0]);
   ts_env_free(&envs[1]);
@@ -2150,9 +2175,18 @@ static bool ts_e_loop(ts_em *e, const ts_ast *st, ts_value *max_trip, ts_value *
   env.parent = e->env;
   ts_block *saved_blk = e->blk;
   ts_env *saved_env = e->env;
+  bool saved_in_loop = e->in_loop;
+  ts_value *no_break = NULL;
   if (ok) {
     e->blk = body;
     e->env = &env;
+    e->in_loop = true;
+    /* break: the exit transform keeps a flag; the loop goes on while it is
+     * false and the condition holds */
+    if (ts_e_has_break(&st->body)) {
+      no_break = ts_e_const_bool(e, false, st->range);
+      ok = no_break && ts_env_set(e, &env, ts_e_break_var, ts_sv_value(no_break));
+    }
     for (uint32_t i = 0; ok && i < carried.n; i++) {
       ts_value *bi = ts_block_add_input(body, ins[i]->type);
       ok = bi && ts_e_assign_name(e, carried.v[i], ts_sv_value(bi));
@@ -2184,7 +2218,24 @@ static bool ts_e_loop(ts_em *e, const ts_ast *st, ts_value *max_trip, ts_value *
     }
     ok = ok && ts_e_stmts(e, &st->body);
     ts_value *next = NULL;
-    if (ok)
+    ts_sv *broke = no_break ? ts_env_find_here(&env, ts_e_break_var) : NULL;
+    if (ok && broke && broke->v != no_break) {
+      /* if broke: false, else: the loop's own condition */
+      ts_node *n2 = ts_e_node(e, TS_K_prim_If, 1, st->range);
+      ts_block *b0 = n2 && ts_node_add_input(n2, broke->v) ? ts_node_add_block(n2) : NULL;
+      ts_block *b1 = b0 ? ts_node_add_block(n2) : NULL;
+      ok = b1 != NULL;
+      if (ok) {
+        e->blk = b0;
+        ts_value *f = ts_e_const_bool(e, false, st->range);
+        ok = f && ts_block_add_output(b0, f);
+        e->blk = b1;
+        ts_value *c = ok ? (lk->while_cond ? ts_e_cond(e, lk->while_cond) : ts_e_const_bool(e, true, st->range)) : NULL;
+        ok = c && ts_block_add_output(b1, c);
+        e->blk = body;
+        next = ok ? ts_e_out(n2, 0, ts_type_leaf(TS_TY_BOOL)) : NULL;
+      }
+    } else if (ok)
       next = lk->while_cond ? ts_e_cond(e, lk->while_cond) : ts_e_const_bool(e, true, st->range);
     ok = ok && next && ts_block_add_output(body, next);
     for (uint32_t i = 0; ok && i < carried.n; i++) {
@@ -2210,6 +2261,7 @@ static bool ts_e_loop(ts_em *e, const ts_ast *st, ts_value *max_trip, ts_value *
   }
   e->blk = saved_blk;
   e->env = saved_env;
+  e->in_loop = saved_in_loop;
   for (uint32_t i = 0; ok && i < carried.n; i++) {
     ts_value *o = ts_node_add_output(n, ts_block_input(body, i + 1)->type);
     ok = o && ts_e_assign_name(e, carried.v[i], ts_sv_value(o));
@@ -2296,17 +2348,19 @@ static bool ts_e_for(ts_em *e, const ts_ast *st) {
   return t && ts_e_loop(e, st, max, t, &lk);
 }
 
-/* Whether a statement list always ends in `return`. */
-static bool ts_e_returns(const ts_ast_list *body) {
+/* Whether a statement list always ends in `return` (or, in a loop body,
+ * `break` / `continue`). */
+static bool ts_e_ends(const ts_ast_list *body, bool loops) {
   if (!body->n)
     return false;
   const ts_ast *last = body->v[body->n - 1];
-  if (last->kind == TS_AST_RETURN)
+  if (last->kind == TS_AST_RETURN || (loops && (last->kind == TS_AST_BREAK || last->kind == TS_AST_CONTINUE)))
     return true;
   if (last->kind == TS_AST_IF)
-    return ts_e_returns(&last->body) && ts_e_returns(&last->orelse);
+    return ts_e_ends(&last->body, loops) && ts_e_ends(&last->orelse, loops);
   return false;
 }
+
 
 static bool ts_e_contains_exit(const ts_ast_list *body, bool loops) {
   for (uint32_t i = 0; i < body->n; i++) {
@@ -2321,7 +2375,6 @@ static bool ts_e_contains_exit(const ts_ast_list *body, bool loops) {
   return false;
 }
 
-static const char *const ts_e_ret_var = "$return";
 
 static bool ts_e_stmt(ts_em *e, const ts_ast *st, const ts_ast_list *rest);
 
@@ -2335,11 +2388,10 @@ static bool ts_e_stmts(ts_em *e, const ts_ast_list *body) {
       return false;
     const ts_ast *st = body->v[i];
     ts_ast_list rest = {body->v + i + 1, body->n - i - 1};
-    if (ts_env_find_here(e->env, ts_e_ret_var) && ts_env_find_here(e->env, ts_e_ret_var)->kind == TS_SV_VALUE) {
-      /* a return happened: the rest is dead code */
+    if (ts_env_find_here(e->env, ts_e_exited_var)) /* after return, break or continue: dead code */
       return true;
-    }
-    if (st->kind == TS_AST_IF && rest.n && (ts_e_contains_exit(&st->body, false) || ts_e_contains_exit(&st->orelse, false)))
+    if (st->kind == TS_AST_IF && rest.n &&
+        (ts_e_contains_exit(&st->body, e->in_loop) || ts_e_contains_exit(&st->orelse, e->in_loop)))
       return ts_e_stmt(e, st, &rest);
     if (!ts_e_stmt(e, st, NULL) && e->errors)
       return false;
@@ -2353,8 +2405,8 @@ static bool ts_e_stmts(ts_em *e, const ts_ast_list *body) {
  * emitted at the end of each branch that does not return. */
 static bool ts_e_if_with_rest(ts_em *e, const ts_ast *st, const ts_ast_list *rest) {
   ts_ast copy = *st;
-  size_t nb = st->body.n + (ts_e_returns(&st->body) ? 0 : rest->n);
-  size_t ne = st->orelse.n + (ts_e_returns(&st->orelse) ? 0 : rest->n);
+  size_t nb = st->body.n + (ts_e_ends(&st->body, e->in_loop) ? 0 : rest->n);
+  size_t ne = st->orelse.n + (ts_e_ends(&st->orelse, e->in_loop) ? 0 : rest->n);
   ts_ast **b = ts_arena_alloc(&e->m->arena, (nb + 1) * sizeof *b);
   ts_ast **o = ts_arena_alloc(&e->m->arena, (ne + 1) * sizeof *o);
   if (!b || !o) {
@@ -2442,8 +2494,8 @@ static bool ts_e_stmt(ts_em *e, const ts_ast *st, const ts_ast_list *rest) {
     break;
   case TS_AST_WHILE:
   case TS_AST_FOR:
-    if (ts_e_contains_exit(&st->body, true)) {
-      ts_e_error(e, st->range, "return, break and continue inside loops are not supported yet");
+    if (ts_e_contains_exit(&st->body, false)) {
+      ts_e_error(e, st->range, "return inside a loop is not supported yet");
       break;
     }
     ok = st->kind == TS_AST_WHILE ? ts_e_while(e, st) : ts_e_for(e, st);
@@ -2452,7 +2504,8 @@ static bool ts_e_stmt(ts_em *e, const ts_ast *st, const ts_ast_list *rest) {
     ts_value *v = st->a ? ts_e_expr(e, st->a, e->fn->ret_type) : ts_e_const_none(e, NULL, st->range);
     if (v && e->fn->ret_type)
       v = ts_e_convert(e, v, e->fn->ret_type, st->range, "return value", false);
-    ok = v && ts_env_set(e, e->env, ts_e_ret_var, ts_sv_value(v));
+    ok = v && ts_env_set(e, e->env, ts_e_ret_var, ts_sv_value(v)) &&
+         ts_env_set(e, e->env, ts_e_exited_var, ts_sv_value(NULL));
     break;
   }
   case TS_AST_PASS: ok = true; break;
@@ -2495,7 +2548,18 @@ static bool ts_e_stmt(ts_em *e, const ts_ast *st, const ts_ast_list *rest) {
     break;
   }
   case TS_AST_BREAK:
-  case TS_AST_CONTINUE: ts_e_error(e, st->range, "break and continue outside a loop"); break;
+  case TS_AST_CONTINUE:
+    if (!e->in_loop) {
+      ts_e_error(e, st->range, "'%s' outside a loop", st->kind == TS_AST_BREAK ? "break" : "continue");
+      break;
+    }
+    ok = true;
+    if (st->kind == TS_AST_BREAK) {
+      ts_value *t = ts_e_const_bool(e, true, st->range);
+      ok = t && ts_env_set(e, e->env, ts_e_break_var, ts_sv_value(t));
+    }
+    ok = ok && ts_env_set(e, e->env, ts_e_exited_var, ts_sv_value(NULL));
+    break;
   case TS_AST_RAISE: {
     /* raise Exception("msg") -> prim::RaiseException */
     const ts_ast *x = st->a;
