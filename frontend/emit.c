@@ -2728,6 +2728,8 @@ static ts_graph *ts_e_callee(void *ctx, const ts_node *call, ts_diag *d) {
     ts_fe_class *c = ts_fe_model_class(m, t->name, none, d);
     if (!c)
       return NULL;
+    if (c->kind == TS_FE_CLASS_INTERFACE) /* dispatched at run time, as PyTorch leaves it */
+      return ts_pass_callee_keep;
     fn = ts_fe_class_method(c, a->u.s);
     if (!fn) {
       ts_diag_error(d, "class %s has no method '%s'", c->qualname, a->u.s);

@@ -608,6 +608,8 @@ static bool ts_m_compile_callees(ts_fe_model *m, const ts_block *b, int depth, t
     if (!ts_node_is(n, TS_K_prim_CallMethod) && !ts_node_is(n, TS_K_prim_CallFunction))
       continue;
     ts_fe_fn *fn = ts_m_call_target(m, n, d);
+    if (fn && fn->owner && fn->owner->kind == TS_FE_CLASS_INTERFACE)
+      continue; /* an interface's methods have no body to compile */
     if (!fn || fn->state == 3) {
       ok = false;
       continue;

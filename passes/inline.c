@@ -24,6 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+static ts_graph ts_inline_keep_marker;
+ts_graph *const ts_pass_callee_keep = &ts_inline_keep_marker;
+
 static bool ts_inline_name_is_number(const char *s) {
   if (!*s)
     return false;
@@ -87,6 +90,10 @@ static bool ts_inline_block(ts_block *b, ts_pass_callee_fn callee_fn, void *ctx,
       const ts_graph *callee = callee_fn(ctx, n, d);
       if (!callee)
         return false;
+      if (callee == ts_pass_callee_keep) {
+        n = next;
+        continue;
+      }
       if (fn)
         ts_node_remove_input(n, 0);
       if (!ts_inline_call(n, callee, d))

@@ -14,8 +14,11 @@
  *                 qualified name (ts_type_function);
  *   CallMethod:   attribute s "name" is the method, inputs[0]->type the class.
  * Returns the graph to inline (owned by the resolver, not changed by the
- * pass), or NULL with a reason in `d`. */
+ * pass), ts_pass_callee_keep to leave the call as it is (a call through a
+ * module interface: the callee is known only at run time), or NULL with a
+ * reason in `d`. */
 typedef ts_graph *(*ts_pass_callee_fn)(void *ctx, const ts_node *call, ts_diag *d);
+extern ts_graph *const ts_pass_callee_keep;
 
 /* inline.c: replaces every CallFunction/CallMethod (in nested blocks too)
  * with a copy of the callee's nodes, as torch::jit::Inline does. The copy is
