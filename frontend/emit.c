@@ -212,12 +212,10 @@ static ts_srange ts_e_noloc(void) {
 
 /* Whether v is a prim::Constant holding an int (or bool); the value in *out. */
 static bool ts_e_const_int_of(const ts_value *v, int64_t *out) {
-  if (!ts_node_is(v->node, TS_K_prim_Constant))
+  ts_cval c;
+  if (!ts_pass_const_get(v, &c) || (c.kind != TS_CV_INT && c.kind != TS_CV_BOOL))
     return false;
-  const ts_attr *a = ts_node_attr(v->node, "value");
-  if (!a || a->kind != TS_ATTR_INT || (v->type->kind != TS_TY_INT && v->type->kind != TS_TY_BOOL))
-    return false;
-  *out = a->u.i;
+  *out = c.i;
   return true;
 }
 
@@ -447,24 +445,23 @@ static ts_conv ts_e_match_type(ts_em *e, const ts_type *formal, int32_t list_len
   return TS_CONV_FAIL;
 }
 
-/* The string a prim::Constant str holds, or NULL. */
-static const ts_attr *ts_e_const_str_of(const ts_value *v) {
-  if (!ts_node_is(v->node, TS_K_prim_Constant) || v->type->kind != TS_TY_STR)
-    return NULL;
-  const ts_attr *a = ts_node_attr(v->node, "value");
-  return a && a->kind == TS_ATTR_STR ? a : NULL;
+/* Whether v is a prim::Constant str. */
+static bool ts_e_const_str_of(const ts_value *v) {
+  ts_cval c;
+  return ts_pass_const_get(v, &c) && c.kind == TS_CV_STR;
 }
 
 /* torch.device("cpu") of a constant string is a Device constant, as
  * PyTorch's constant propagation makes it. */
 static ts_value *ts_e_const_device(ts_em *e, const ts_value *str, ts_srange r) {
-  const ts_attr *a = ts_e_const_str_of(str);
+  ts_cval c;
   ts_device dev;
-  if (!ts_device_parse(a->u.s, a->len, &dev)) {
-    ts_e_error(e, r, "'%.*s' is not a device", (int)a->len, a->u.s);
+  ts_pass_const_get(str, &c);
+  if (!ts_device_parse(c.s, c.len, &dev)) {
+    ts_e_error(e, r, "'%.*s' is not a device", (int)c.len, c.s);
     return NULL;
   }
-  return ts_e_const_str(e, a->u.s, a->len, ts_type_leaf(TS_TY_DEVICE), r);
+  return ts_e_const_str(e, c.s, c.len, ts_type_leaf(TS_TY_DEVICE), r);
 }
 
 static ts_value *ts_e_builtin_node1(ts_em *e, ts_kind k, ts_value *in, const ts_type *t, ts_srange r) {
@@ -686,10 +683,13 @@ static ts_sv ts_e_call_builtin(ts_em *e, const char *name, ts_value *self, const
   uint32_t nins = 0;
   ts_tvars tv;
   const ts_schema *hit = NULL;
-  for (int conv = 0; conv < 2 && !hit; conv++)
+  bool conv = false;
+  for (int pass = 0; pass < 2 && !hit; pass++)
     for (uint32_t i = 0; i < nsch && !hit; i++)
-      if (ts_e_try_schema(e, schemas[i], self, args, nargs, conv, false, ins, &nins, &tv, r))
+      if (ts_e_try_schema(e, schemas[i], self, args, nargs, pass, false, ins, &nins, &tv, r)) {
         hit = schemas[i];
+        conv = pass;
+      }
   if (!hit) {
     ts_buf b = {0};
     ts_e_describe_call(&b, name, self, args, nargs);
@@ -703,7 +703,6 @@ static ts_sv ts_e_call_builtin(ts_em *e, const char *name, ts_value *self, const
     out.v = ts_e_poison(e, r, name);
     return out;
   }
-  bool conv = !ts_e_try_schema(e, hit, self, args, nargs, false, false, ins, &nins, &tv, r);
   if (!ts_e_try_schema(e, hit, self, args, nargs, conv, true, ins, &nins, &tv, r))
     return out;
   uint32_t nret = hit->varret ? 1 : hit->nrets;
@@ -1260,6 +1259,20 @@ static int ts_e_isinstance_static(const ts_type *vt, const ts_type *t) {
   return 0;
 }
 
+/* print(...) and ops.prim.Print(...): prim::Print takes any values and
+ * returns nothing. */
+static ts_sv ts_e_print(ts_em *e, const ts_arg_in *args, uint32_t nargs, ts_srange r) {
+  ts_sv out = ts_sv_fail();
+  ts_node *n = ts_e_node(e, TS_K_prim_Print, 0, r);
+  if (!n)
+    return out;
+  for (uint32_t i = 0; i < nargs; i++)
+    if (!ts_node_add_input(n, args[i].v))
+      return out;
+  out.kind = TS_SV_EMPTY;
+  return out;
+}
+
 static ts_sv ts_e_special(ts_em *e, const char *name, const ts_ast *call) {
   ts_sv out = ts_sv_fail();
   const ts_ast_list *a = &call->list;
@@ -1414,9 +1427,6 @@ static ts_sv ts_e_special(ts_em *e, const char *name, const ts_ast *call) {
         out.v = args[0].v;
         return out;
       }
-      if (nargs > 1 && (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) && nargs == 2) {
-        return ts_e_call_builtin(e, ops[i].op, NULL, args, nargs, r);
-      }
       return ts_e_call_builtin(e, ops[i].op, NULL, args, nargs, r);
     }
   if (strcmp(name, "print") == 0) {
@@ -1424,14 +1434,7 @@ static ts_sv ts_e_special(ts_em *e, const char *name, const ts_ast *call) {
     uint32_t nargs;
     if (!ts_e_args(e, call, args, &nargs))
       return out;
-    ts_node *n = ts_e_node(e, TS_K_prim_Print, 0, r);
-    if (!n)
-      return out;
-    for (uint32_t i = 0; i < nargs; i++)
-      if (!ts_node_add_input(n, args[i].v))
-        return out;
-    out.kind = TS_SV_EMPTY;
-    return out;
+    return ts_e_print(e, args, nargs, r);
   }
   ts_e_error(e, r, "%s() is not supported here", name);
   return out;
@@ -1450,13 +1453,8 @@ static ts_sv ts_e_call(ts_em *e, const ts_ast *x) {
       out.v = ts_e_const_device(e, args[0].v, x->range);
       return out;
     }
-    if (strcmp(f.s, "prim::Print") == 0) {
-      ts_node *n = ts_e_node(e, TS_K_prim_Print, 0, x->range);
-      for (uint32_t i = 0; n && i < nargs; i++)
-        ts_node_add_input(n, args[i].v);
-      out.kind = TS_SV_EMPTY;
-      return out;
-    }
+    if (strcmp(f.s, "prim::Print") == 0)
+      return ts_e_print(e, args, nargs, x->range);
     return ts_e_call_builtin(e, f.s, f.v, args, nargs, x->range);
   }
   case TS_SV_METHOD: return ts_e_call_fn(e, f.fn, f.v, NULL, x);
@@ -1666,15 +1664,15 @@ static ts_value *ts_e_subscript(ts_em *e, const ts_ast *x) {
     int64_t i;
     const ts_type *et = NULL;
     if (ts_e_const_int_of(iv, &i)) {
+      int64_t given = i;
       if (i < 0)
         i += t->n;
       if (i < 0 || i >= (int64_t)t->n) {
         ts_e_error(e, ix->range, "tuple index out of range");
         return NULL;
       }
-      if (ix->kind != TS_AST_INT)
-        iv = ts_e_const_int(e, i, NULL, ix->range);
-      else if (i != ix->i)
+      /* the node takes the normalized int index */
+      if (i != given || iv->type->kind != TS_TY_INT)
         iv = ts_e_const_int(e, i, NULL, ix->range);
       et = t->elems[i];
     } else {
@@ -1847,8 +1845,6 @@ static ts_sv ts_e_expr_sv(ts_em *e, const ts_ast *x, const ts_type *hint) {
     if (!l)
       break;
     bool is_and = strcmp(x->op, "and") == 0;
-    ts_block *saved = e->blk;
-    (void)saved;
     /* the constant lives outside the If, as PyTorch's */
     ts_value *k = ts_e_const_bool(e, !is_and, r);
     if (!k)
@@ -2613,23 +2609,23 @@ static bool ts_e_cleanup(ts_graph *g, ts_diag *d) {
 }
 
 ts_graph *ts_fe_fn_graph(ts_fe_model *m, ts_fe_fn *fn, ts_diag *d) {
-  if (fn->state == 2)
+  if (fn->state == TS_FE_DONE)
     return fn->graph;
-  if (fn->state == 3)
+  if (fn->state == TS_FE_FAILED)
     return NULL;
-  if (fn->state == 1) {
+  if (fn->state == TS_FE_COMPILING) {
     ts_fe_error_at(d, fn->def->range, "%s calls itself: recursion is not supported in TorchScript", fn->qualname);
     return NULL;
   }
-  fn->state = 1;
+  fn->state = TS_FE_COMPILING;
   if (!ts_fe_fn_signature(m, fn, d)) {
-    fn->state = 3;
+    fn->state = TS_FE_FAILED;
     return NULL;
   }
   ts_graph *g = ts_graph_new(0);
   if (!g || !ts_fe_model_own_graph(m, g)) {
     ts_diag_error(d, "%s: out of memory", m->path);
-    fn->state = 3;
+    fn->state = TS_FE_FAILED;
     return NULL;
   }
   ts_em e = {.m = m, .fn = fn, .g = g, .blk = g->block, .d = d};
@@ -2662,47 +2658,47 @@ ts_graph *ts_fe_fn_graph(ts_fe_model *m, ts_fe_fn *fn, ts_diag *d) {
     if (!e.errors && ok == false && d && d->errors == 0)
       ts_diag_error(d, "%s: cannot compile %s", m->path, fn->qualname);
     fn->graph = g; /* partial: only for finding callees to report on */
-    fn->state = 3;
+    fn->state = TS_FE_FAILED;
     return NULL;
   }
   if (!ts_e_cleanup(g, d) || !ts_graph_verify(g, d)) {
-    fn->state = 3;
+    fn->state = TS_FE_FAILED;
     return NULL;
   }
   fn->graph = g;
-  fn->state = 2;
+  fn->state = TS_FE_DONE;
   return g;
 }
 
 ts_graph *ts_fe_fn_optimized(ts_fe_model *m, ts_fe_fn *fn, ts_diag *d) {
-  if (fn->opt_state == 2)
+  if (fn->opt_state == TS_FE_DONE)
     return fn->optimized;
-  if (fn->opt_state == 3)
+  if (fn->opt_state == TS_FE_FAILED)
     return NULL;
-  if (fn->opt_state == 1) {
+  if (fn->opt_state == TS_FE_COMPILING) {
     ts_fe_error_at(d, fn->def->range, "%s calls itself: recursion is not supported in TorchScript", fn->qualname);
     return NULL;
   }
   ts_graph *g = ts_fe_fn_graph(m, fn, d);
   if (!g) {
-    fn->opt_state = 3;
+    fn->opt_state = TS_FE_FAILED;
     return NULL;
   }
-  fn->opt_state = 1;
+  fn->opt_state = TS_FE_COMPILING;
   ts_graph *o = ts_graph_copy(g);
   if (!o || !ts_fe_model_own_graph(m, o)) {
     ts_diag_error(d, "%s: out of memory", m->path);
-    fn->opt_state = 3;
+    fn->opt_state = TS_FE_FAILED;
     return NULL;
   }
   /* PyTorch's preoptimizeGraph */
   if (!ts_pass_inline(o, ts_e_callee, m, d) || !ts_pass_peephole(o, d) || !ts_pass_constant_prop_immutable(o, d) ||
       !ts_pass_constant_pooling(o, d)) {
-    fn->opt_state = 3;
+    fn->opt_state = TS_FE_FAILED;
     return NULL;
   }
   fn->optimized = o;
-  fn->opt_state = 2;
+  fn->opt_state = TS_FE_DONE;
   return o;
 }
 

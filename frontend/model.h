@@ -37,6 +37,15 @@ typedef struct ts_fe_const {
   const ts_ast *value;
 } ts_fe_const;
 
+/* Where a function's compilation stands (for the graph and the optimized
+ * graph separately); COMPILING catches recursion. */
+typedef enum ts_fe_state {
+  TS_FE_NOT_COMPILED,
+  TS_FE_COMPILING,
+  TS_FE_DONE,
+  TS_FE_FAILED,
+} ts_fe_state;
+
 struct ts_fe_fn {
   const char *name;     /* "forward" */
   const char *qualname; /* "__torch__.m.Net.forward", "__torch__.m.fn" */
@@ -51,9 +60,9 @@ struct ts_fe_fn {
   const ts_ast **param_defaults; /* NULL: none */
   const ts_type *ret_type;
   /* compiled graphs */
-  int state; /* 0 not compiled, 1 compiling, 2 done, 3 failed */
-  ts_graph *graph;     /* as compiled (cleanup passes run) */
-  int opt_state;       /* same states for `optimized` */
+  ts_fe_state state;
+  ts_graph *graph;     /* as compiled (cleanup passes run); partial after a failure */
+  ts_fe_state opt_state;
   ts_graph *optimized; /* calls inlined, then peephole, constant propagation, pooling */
   ts_fe_fn *next;
 };

@@ -610,11 +610,11 @@ static bool ts_m_compile_callees(ts_fe_model *m, const ts_block *b, int depth, t
     ts_fe_fn *fn = ts_m_call_target(m, n, d);
     if (fn && fn->owner && fn->owner->kind == TS_FE_CLASS_INTERFACE)
       continue; /* an interface's methods have no body to compile */
-    if (!fn || fn->state == 3) {
+    if (!fn || fn->state == TS_FE_FAILED) {
       ok = false;
       continue;
     }
-    if (fn->state != 0)
+    if (fn->state != TS_FE_NOT_COMPILED)
       continue;
     ts_graph *g = ts_fe_fn_graph(m, fn, d);
     ts_graph *seen = g ? g : fn->graph;
@@ -629,7 +629,7 @@ ts_graph *ts_fe_model_method(ts_fe_model *m, const char *method, ts_diag *d) {
   ts_fe_fn *fn = ts_m_root_method(m, method, d);
   if (!fn)
     return NULL;
-  bool fresh = fn->state == 0;
+  bool fresh = fn->state == TS_FE_NOT_COMPILED;
   ts_graph *g = ts_fe_fn_graph(m, fn, d);
   /* a method that failed still has its calls looked at, so that one run
    * reports every unknown operator */

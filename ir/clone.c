@@ -30,15 +30,6 @@ typedef struct ts_clone {
   const char *file_src, *file_dst; /* last source file name copied */
 } ts_clone;
 
-static bool ts_clone_name_is_number(const char *s) {
-  if (!*s)
-    return false;
-  for (; *s; s++)
-    if (*s < '0' || *s > '9')
-      return false;
-  return true;
-}
-
 static bool ts_clone_init(ts_clone *c, ts_graph *dst, const ts_graph *src, bool exact) {
   memset(c, 0, sizeof *c);
   c->dst = dst;
@@ -127,7 +118,7 @@ static void ts_clone_set_name(ts_clone *c, ts_value *v, const ts_value *from) {
   if (c->exact)
     ok = ts_value_set_name_exact(v, from->name, strlen(from->name));
   else
-    ok = ts_clone_name_is_number(from->name) || ts_value_set_name(v, from->name);
+    ok = ts_name_is_number(from->name, strlen(from->name)) || ts_value_set_name(v, from->name);
   if (!ok)
     c->failed = true;
 }

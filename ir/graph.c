@@ -521,7 +521,7 @@ const ts_tconst *ts_tconst_clone(ts_graph *g, const ts_tconst *t) {
 
 /* ---- debug names ---- */
 
-static bool ts_name_is_number(const char *s, size_t n) {
+bool ts_name_is_number(const char *s, size_t n) {
   if (!n)
     return false;
   for (size_t i = 0; i < n; i++)

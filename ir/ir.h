@@ -438,6 +438,8 @@ static inline ts_node *ts_block_first(const ts_block *b) { return b->ret->next; 
  * moves that value to "base.N". Numeric names are refused (they print as ids);
  * NULL or "" clears the name. */
 bool ts_value_set_name(ts_value *v, const char *name);
+/* Whether a name is all digits: such names are value ids, never debug names. */
+bool ts_name_is_number(const char *s, size_t n);
 /* Sets a name without the renaming rule: for readers that reproduce a printed
  * graph, where names are unique already. False if the name is taken. */
 bool ts_value_set_name_exact(ts_value *v, const char *name, size_t len);

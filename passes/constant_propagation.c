@@ -280,16 +280,22 @@ static bool ts_cprop_is(const ts_cval *a, const ts_cval *b, bool *same) {
   return true;
 }
 
-/* c10::stoll with the whole string consumed: optional white space and
- * sign, then base-10 digits. */
-static bool ts_cprop_parse_int(const ts_cval *s, int64_t *r) {
-  if (!s->len || memchr(s->s, 0, s->len))
-    return false;
-  char buf[64];
-  if (s->len >= sizeof buf)
+/* A str constant as a C string in buf; false when it is empty, holds a NUL
+ * or does not fit (then it is no number the parsers below would accept). */
+static bool ts_cprop_cstr(const ts_cval *s, char *buf, size_t cap) {
+  if (!s->len || memchr(s->s, 0, s->len) || s->len >= cap)
     return false;
   memcpy(buf, s->s, s->len);
   buf[s->len] = 0;
+  return true;
+}
+
+/* c10::stoll with the whole string consumed: optional white space and
+ * sign, then base-10 digits. */
+static bool ts_cprop_parse_int(const ts_cval *s, int64_t *r) {
+  char buf[64];
+  if (!ts_cprop_cstr(s, buf, sizeof buf))
+    return false;
   char *end;
   errno = 0;
   long long v = strtoll(buf, &end, 10);
@@ -301,13 +307,9 @@ static bool ts_cprop_parse_int(const ts_cval *s, int64_t *r) {
 
 /* c10::stod with the whole string consumed */
 static bool ts_cprop_parse_float(const ts_cval *s, double *r) {
-  if (!s->len || memchr(s->s, 0, s->len))
-    return false;
   char buf[512];
-  if (s->len >= sizeof buf)
+  if (!ts_cprop_cstr(s, buf, sizeof buf))
     return false;
-  memcpy(buf, s->s, s->len);
-  buf[s->len] = 0;
   char *end;
   errno = 0;
   double v = strtod(buf, &end);

@@ -27,15 +27,6 @@
 static ts_graph ts_inline_keep_marker;
 ts_graph *const ts_pass_callee_keep = &ts_inline_keep_marker;
 
-static bool ts_inline_name_is_number(const char *s) {
-  if (!*s)
-    return false;
-  for (; *s; s++)
-    if (*s < '0' || *s > '9')
-      return false;
-  return true;
-}
-
 /* Reports a malformed call with the node as it prints. */
 static void ts_inline_fail(ts_diag *d, const ts_node *n, const char *msg) {
   ts_buf line = {0};
@@ -65,7 +56,7 @@ static bool ts_inline_call(ts_node *call, const ts_graph *callee, ts_diag *d) {
   bool ok = true;
   for (uint32_t i = 0; i < call->noutputs; i++) {
     ts_value *old = call->outputs[i];
-    if (old->name && !ts_inline_name_is_number(old->name) && !ts_value_set_name(outs[i], old->name))
+    if (old->name && !ts_name_is_number(old->name, strlen(old->name)) && !ts_value_set_name(outs[i], old->name))
       ok = false;
     ts_value_replace_all_uses(old, outs[i]);
   }
