@@ -1,0 +1,6 @@
+/* runtime/kernels/transformer.c (being written) */
+#include "runtime.h"
+
+const ts_rt_kernel_def ts_rt_kernels_transformer[] = {
+    {NULL, NULL},
+};

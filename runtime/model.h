@@ -1,0 +1,33 @@
+/* runtime/model.h: a TorchScript archive ready to run in the reference
+ * interpreter. The one part of runtime/ that needs the frontend: it turns
+ * the pickled module tree (ts_pv values) into IValue objects and resolves
+ * methods and functions to the frontend's graphs.
+ */
+#ifndef TS_RT_MODEL_H
+#define TS_RT_MODEL_H
+
+#include "frontend.h"
+#include "runtime.h"
+
+typedef struct ts_rt_model ts_rt_model;
+
+/* Loads `path` (ts_fe_model_load), builds the root module object (tensors
+ * copied out of the archive into runtime storages, one storage per archive
+ * storage so that tied weights stay shared), and compiles nothing yet.
+ * NULL and the reason in d on error. */
+ts_rt_model *ts_rt_model_load(const char *path, ts_diag *d);
+void ts_rt_model_free(ts_rt_model *m);
+/* The inlined graph of a method of the root module (compiled on first use;
+ * NULL and the frontend's errors in d). Its inputs are self, then the
+ * arguments. */
+ts_graph *ts_rt_model_graph(ts_rt_model *m, const char *method, ts_diag *d);
+/* Runs a method of the root module: args are the arguments after self
+ * (borrowed); the graph's outputs are written to ret (new references; the
+ * graph has one output, forward's return value). On error see
+ * ts_rt_interp_run. */
+bool ts_rt_model_run(ts_rt_model *m, ts_rt_ctx *ctx, const char *method, const ts_iv *args, uint32_t nargs,
+                     ts_iv *ret, ts_buf *where);
+/* The root module object (borrowed). */
+ts_iv ts_rt_model_root(const ts_rt_model *m);
+
+#endif

@@ -1,0 +1,404 @@
+/* runtime/runtime.h: the one place to learn tsaot's runtime.
+ *
+ * What models run on (../shared/reference, "Executing Programs"): tensors
+ * with refcounted storages shared by views; IValues, the 16-byte tagged union
+ * every value of a running program is; op kernels found from the op table
+ * (ir/ops.def) by schema; and the reference interpreter, which runs any graph
+ * the frontend produces.
+ *
+ * Ownership: every refcounted thing (tensor, storage, str, list, tuple, dict,
+ * object) starts with refcount 1 for its creator. `*_retain` adds one,
+ * `*_release` drops one and frees at zero. Functions documented "new" return
+ * a reference the caller owns; "borrowed" ones do not.
+ *
+ * Errors: a runtime function never aborts, exits or prints. It returns
+ * NULL/false and records the reason in its ts_rt_ctx (ts_rt_fail). Only the
+ * first error of a run is kept.
+ *
+ * Prototypes are grouped by the file that defines them.
+ */
+#ifndef TS_RT_RUNTIME_H
+#define TS_RT_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir.h"
+
+typedef struct ts_rt_ctx ts_rt_ctx;
+typedef struct ts_rt_obj ts_rt_obj;
+typedef struct ts_rt_storage ts_rt_storage;
+typedef struct ts_rt_tensor ts_rt_tensor;
+typedef struct ts_rt_str ts_rt_str;
+typedef struct ts_rt_list ts_rt_list;
+typedef struct ts_rt_tuple ts_rt_tuple;
+typedef struct ts_rt_dict ts_rt_dict;
+typedef struct ts_rt_class ts_rt_class;
+typedef struct ts_rt_object ts_rt_object;
+typedef struct ts_rt_pool ts_rt_pool;
+
+/* The most dimensions a tensor may have (as PyTorch's limit). */
+#define TS_RT_MAX_DIMS 64
+
+/* -------------------------------------------------------------- context.c */
+
+/* One run's state: the first error, the thread budget, where prim::Print
+ * writes. A ctx is used by one thread at a time (kernels fan out through
+ * ts_rt_parallel_for, which handles its own workers). */
+struct ts_rt_ctx {
+  ts_buf err;      /* the first error's message (no trailing newline) */
+  bool failed;
+  /* The error came from prim::RaiseException: err holds the exception's
+   * message, exc_class its Python class name ("builtins.ValueError"), or
+   * NULL for a kernel error (bad shapes, bad index, out of memory). */
+  const char *exc_class;
+  int nthreads;    /* >= 1: our workers and OpenBLAS's threads together */
+  ts_rt_pool *pool;
+  ts_buf out;      /* prim::Print output and aten::warn messages, in order */
+};
+
+/* nthreads <= 0: the number of online processors. Sets OpenBLAS's thread
+ * count to the same number. */
+void ts_rt_ctx_init(ts_rt_ctx *c, int nthreads);
+void ts_rt_ctx_free(ts_rt_ctx *c);
+/* Records an error (the first one wins); returns false so kernels can
+ * `return ts_rt_fail(ctx, "...")`. Messages follow PyTorch's where a user
+ * would compare them ("The size of tensor a (3) must match the size of
+ * tensor b (4) at non-singleton dimension 1"). */
+bool ts_rt_fail(ts_rt_ctx *c, const char *fmt, ...) TS_PRINTF(2, 3);
+/* Forgets the error (the interpreter does this before a new run). */
+void ts_rt_clear_error(ts_rt_ctx *c);
+/* Out of memory, as an error. Returns false. */
+bool ts_rt_oom(ts_rt_ctx *c);
+
+/* Runs fn(arg, begin, end) over [0, n) in chunks of at least `grain`
+ * iterations, on up to ctx->nthreads threads (the calling one included).
+ * Serial when n < 2 * grain or nthreads == 1. Chunks never overlap. */
+typedef void (*ts_rt_range_fn)(void *arg, int64_t begin, int64_t end);
+void ts_rt_parallel_for(ts_rt_ctx *c, int64_t n, int64_t grain, ts_rt_range_fn fn, void *arg);
+
+/* --------------------------------------------------------------- tensor.c */
+
+/* The header every refcounted runtime thing starts with. */
+typedef enum ts_rt_obj_kind {
+  TS_RT_OBJ_STORAGE,
+  TS_RT_OBJ_TENSOR,
+  TS_RT_OBJ_STR,
+  TS_RT_OBJ_LIST,
+  TS_RT_OBJ_TUPLE,
+  TS_RT_OBJ_DICT,
+  TS_RT_OBJ_OBJECT,
+} ts_rt_obj_kind;
+
+struct ts_rt_obj {
+  int64_t refcount;
+  int32_t kind; /* ts_rt_obj_kind */
+};
+
+/* Bytes that tensors view. `free_fn` NULL: `data` came from malloc (or is
+ * NULL for zero bytes) and is freed with free(). Otherwise the bytes are
+ * borrowed and free_fn(free_ctx, data) is called at refcount zero (it may be
+ * a no-op for memory that outlives the storage). */
+struct ts_rt_storage {
+  ts_rt_obj h;
+  void *data;
+  size_t nbytes;
+  void (*free_fn)(void *free_ctx, void *data);
+  void *free_ctx;
+};
+
+/* A strided view of a storage, as an ATen TensorImpl: element (i0, i1, ...)
+ * is at data + (offset + sum(ik * strides[k])) * element size. Sizes and
+ * strides live in the same allocation as the tensor. Strides may be zero
+ * (expand) or anything a view op makes; never negative. */
+struct ts_rt_tensor {
+  ts_rt_obj h;
+  ts_rt_storage *storage; /* owned reference; never NULL */
+  int64_t offset;         /* in elements */
+  int8_t dtype;           /* ts_dtype */
+  bool requires_grad;     /* carried from the model's parameters; inference never sets it */
+  ts_device device;       /* CPU; kept for prim::device and .to(device) */
+  int32_t ndim;
+  int64_t *sizes;
+  int64_t *strides;
+};
+
+/* float16 and bfloat16 are stored as their bits and computed in float, as
+ * PyTorch's CPU kernels do. Round to nearest even. */
+float ts_rt_half_to_float(uint16_t h);
+uint16_t ts_rt_float_to_half(float f);
+float ts_rt_bf16_to_float(uint16_t h);
+uint16_t ts_rt_float_to_bf16(float f);
+/* Reads/writes one element of any dtype through double or int64 (bool is
+ * 0/1; writing a float to an integer dtype truncates toward zero, as a C
+ * cast and PyTorch do; to bool, nonzero is true). */
+double ts_rt_load_f64(const void *p, ts_dtype dt);
+int64_t ts_rt_load_i64(const void *p, ts_dtype dt);
+void ts_rt_store_f64(void *p, ts_dtype dt, double v);
+void ts_rt_store_i64(void *p, ts_dtype dt, int64_t v);
+bool ts_rt_dtype_is_float(ts_dtype dt);   /* float16/32/64, bfloat16 */
+bool ts_rt_dtype_is_integral(ts_dtype dt, bool include_bool);
+/* Whether the runtime can hold tensors of this dtype (the ten of the issue:
+ * float32/64/16, bfloat16, int64/32/16/8, uint8, bool). */
+bool ts_rt_dtype_supported(ts_dtype dt);
+
+/* New storage of `nbytes` (malloc'd, uninitialised; zeroed if `zero`). */
+ts_rt_storage *ts_rt_storage_new(ts_rt_ctx *c, size_t nbytes, bool zero);
+/* New storage over borrowed bytes (see ts_rt_storage.free_fn). */
+ts_rt_storage *ts_rt_storage_wrap(ts_rt_ctx *c, void *data, size_t nbytes, void (*free_fn)(void *, void *),
+                                  void *free_ctx);
+void ts_rt_storage_retain(ts_rt_storage *s);
+void ts_rt_storage_release(ts_rt_storage *s);
+
+/* New contiguous tensor, uninitialised (zeroed if `zero`). Checks the size
+ * arithmetic for overflow; ndim <= TS_RT_MAX_DIMS; sizes >= 0. */
+ts_rt_tensor *ts_rt_tensor_new(ts_rt_ctx *c, ts_dtype dt, int32_t ndim, const int64_t *sizes, bool zero);
+/* New tensor viewing `storage` (retained) with the given geometry. The
+ * caller has checked that every element lies inside the storage. */
+ts_rt_tensor *ts_rt_tensor_new_view(ts_rt_ctx *c, ts_rt_storage *storage, ts_dtype dt, int64_t offset, int32_t ndim,
+                                    const int64_t *sizes, const int64_t *strides);
+/* New view of `base`'s storage with other sizes/strides/offset: what every
+ * view op (view, select, slice, transpose, expand, ...) returns. Keeps
+ * base's dtype, device and requires_grad. */
+ts_rt_tensor *ts_rt_tensor_view(ts_rt_ctx *c, const ts_rt_tensor *base, int64_t offset, int32_t ndim,
+                                const int64_t *sizes, const int64_t *strides);
+void ts_rt_tensor_retain(ts_rt_tensor *t);
+void ts_rt_tensor_release(ts_rt_tensor *t);
+int64_t ts_rt_tensor_numel(const ts_rt_tensor *t);
+/* The address of the element at offset 0 of the view (storage data +
+ * offset * element size). */
+void *ts_rt_tensor_data(const ts_rt_tensor *t);
+/* Row-major contiguous (size-1 dimensions' strides are ignored, as
+ * PyTorch's is_contiguous). */
+bool ts_rt_tensor_is_contiguous(const ts_rt_tensor *t);
+/* Contiguous strides for `sizes` into `strides`. */
+void ts_rt_strides_contiguous(int32_t ndim, const int64_t *sizes, int64_t *strides);
+/* New: `t` itself (retained) if contiguous, else a contiguous copy. */
+ts_rt_tensor *ts_rt_tensor_contiguous(ts_rt_ctx *c, ts_rt_tensor *t);
+/* Copies src into dst elementwise: src broadcast to dst's shape, converted
+ * to dst's dtype; dst may be any view (aten::copy_). Handles overlap of src
+ * and dst by copying src first when they share a storage. */
+bool ts_rt_tensor_copy_(ts_rt_ctx *c, ts_rt_tensor *dst, const ts_rt_tensor *src);
+/* New contiguous tensor with src's values converted to `dt`. */
+ts_rt_tensor *ts_rt_tensor_to_dtype(ts_rt_ctx *c, const ts_rt_tensor *src, ts_dtype dt);
+/* New 0-d tensor holding one number (dtype int64, float64 or bool as given). */
+ts_rt_tensor *ts_rt_tensor_scalar(ts_rt_ctx *c, ts_dtype dt, double f, int64_t i);
+/* Visits every element of `t` in row-major order: fn(arg, element pointer,
+ * linear index). For kernels that need no speed (printing, tolist). */
+void ts_rt_tensor_foreach(const ts_rt_tensor *t, void (*fn)(void *arg, void *elem, int64_t index), void *arg);
+
+/* --------------------------------------------------------------- ivalue.c */
+
+/* IValue tags. Numbers and None are held inline; everything else is a
+ * reference to a refcounted ts_rt_obj. */
+typedef enum ts_iv_tag {
+  TS_IV_NONE = 0,
+  TS_IV_INT,
+  TS_IV_DOUBLE,
+  TS_IV_BOOL,
+  TS_IV_DEVICE,
+  TS_IV_TENSOR,
+  TS_IV_STR,
+  TS_IV_LIST,
+  TS_IV_TUPLE,
+  TS_IV_DICT,
+  TS_IV_OBJECT,
+  /* A first-class function (prim::Constant of a Function type); u.s points
+   * at its qualified name, owned by the graph. Not refcounted. */
+  TS_IV_FUNCTION,
+  /* prim::Uninitialized: never read by a correct program. */
+  TS_IV_UNINIT,
+} ts_iv_tag;
+
+/* The 16-byte tagged union of PyTorch's IValue. Copying the struct copies a
+ * reference without retaining it: use ts_iv_retain/ts_iv_release. */
+typedef struct ts_iv {
+  union {
+    int64_t i;
+    double d;
+    bool b;
+    ts_device dev;
+    ts_rt_obj *o; /* any refcounted kind */
+    ts_rt_tensor *t;
+    ts_rt_str *s;
+    ts_rt_list *l;
+    ts_rt_tuple *tup;
+    ts_rt_dict *dict;
+    ts_rt_object *obj;
+    const char *fn; /* TS_IV_FUNCTION */
+  } u;
+  int32_t tag; /* ts_iv_tag */
+} ts_iv;
+
+struct ts_rt_str {
+  ts_rt_obj h;
+  size_t len;
+  char data[]; /* len bytes, then a NUL */
+};
+
+/* A list; `elem` is its element type as the graph declared it (NULL: not
+ * known), used where the type matters and the values do not say it
+ * (torch.tensor([]) is float, str() of an empty list). */
+struct ts_rt_list {
+  ts_rt_obj h;
+  uint32_t n, cap;
+  ts_iv *items;
+  const ts_type *elem;
+};
+
+struct ts_rt_tuple {
+  ts_rt_obj h;
+  uint32_t n;
+  const ts_type *type; /* NULL, or a named tuple's type (field names) */
+  ts_iv items[];
+};
+
+/* A dict keeps insertion order, as Python's and PyTorch's do. Keys are
+ * str, int, float, bool or Tensor (by identity). */
+struct ts_rt_dict {
+  ts_rt_obj h;
+  uint32_t n, cap;
+  ts_iv *keys;
+  ts_iv *values;
+  uint32_t *index; /* open-addressing hash of positions (implementation's) */
+  uint32_t index_cap;
+  const ts_type *key_type, *value_type; /* NULL: not known */
+};
+
+/* A TorchScript class (modules included), as objects of it are laid out:
+ * one slot per attribute, in the class's declared order. `user` is for the
+ * loader (the frontend class it came from). Classes are owned by whoever
+ * made them and outlive their objects. */
+struct ts_rt_class {
+  const char *qualname; /* "__torch__.m.Net" */
+  uint32_t nattrs;
+  const char *const *attr_names;
+  const void *user;
+};
+
+struct ts_rt_object {
+  ts_rt_obj h;
+  const ts_rt_class *cls;
+  uint32_t n;
+  ts_iv attrs[]; /* cls->nattrs of them */
+};
+
+static inline ts_iv ts_iv_none(void) { ts_iv v = {.u.i = 0, .tag = TS_IV_NONE}; return v; }
+static inline ts_iv ts_iv_int(int64_t i) { ts_iv v = {.u.i = i, .tag = TS_IV_INT}; return v; }
+static inline ts_iv ts_iv_double(double d) { ts_iv v = {.u.d = d, .tag = TS_IV_DOUBLE}; return v; }
+static inline ts_iv ts_iv_bool(bool b) { ts_iv v = {.u.i = 0, .tag = TS_IV_BOOL}; v.u.b = b; return v; }
+static inline ts_iv ts_iv_device(ts_device d) { ts_iv v = {.u.i = 0, .tag = TS_IV_DEVICE}; v.u.dev = d; return v; }
+/* Takes over the caller's reference to t. */
+static inline ts_iv ts_iv_tensor(ts_rt_tensor *t) { ts_iv v = {.u.t = t, .tag = TS_IV_TENSOR}; return v; }
+static inline bool ts_iv_is(ts_iv v, ts_iv_tag tag) { return v.tag == (int32_t)tag; }
+static inline bool ts_iv_is_ref(ts_iv v) { return v.tag >= TS_IV_TENSOR && v.tag <= TS_IV_OBJECT; }
+
+void ts_iv_retain(ts_iv v);
+void ts_iv_release(ts_iv v);
+/* Releases *v and sets it to None. */
+void ts_iv_clear(ts_iv *v);
+
+/* New objects (refcount 1); NULL and an error in c on failure. */
+ts_rt_str *ts_rt_str_new(ts_rt_ctx *c, const char *s, size_t len);
+ts_rt_list *ts_rt_list_new(ts_rt_ctx *c, const ts_type *elem, uint32_t cap);
+/* Appends v, taking over the caller's reference (released on failure). */
+bool ts_rt_list_append(ts_rt_ctx *c, ts_rt_list *l, ts_iv v);
+/* A tuple of n items, each None; fill items[] (the tuple owns them). */
+ts_rt_tuple *ts_rt_tuple_new(ts_rt_ctx *c, uint32_t n);
+ts_rt_dict *ts_rt_dict_new(ts_rt_ctx *c, const ts_type *key_type, const ts_type *value_type);
+/* Borrowed value for key, or NULL. */
+ts_iv *ts_rt_dict_find(ts_rt_dict *d, ts_iv key);
+/* Inserts or replaces; retains key and value. */
+bool ts_rt_dict_set(ts_rt_ctx *c, ts_rt_dict *d, ts_iv key, ts_iv value);
+/* Removes key; its value is moved to *out (owned by the caller) if out is
+ * not NULL, else released. False if absent. */
+bool ts_rt_dict_remove(ts_rt_dict *d, ts_iv key, ts_iv *out);
+/* An object with every attribute None. */
+ts_rt_object *ts_rt_object_new(ts_rt_ctx *c, const ts_rt_class *cls);
+/* Attribute slot by name, or -1. */
+int32_t ts_rt_class_attr_index(const ts_rt_class *cls, const char *name);
+
+/* Python's == for the values TorchScript compares (numbers across int,
+ * float and bool; strings; devices; None; lists, tuples and dicts element
+ * by element; tensors and objects by identity). */
+bool ts_iv_equal(ts_iv a, ts_iv b);
+/* Python's str() into b: ints, floats as Python prints them ("1.0",
+ * "1e-05", "inf"), "True", lists "[1, 2]", tuples "(1, 2)", dicts
+ * "{'a': 1}" (strings quoted inside containers), tensors as ATen prints
+ * them, None, devices ("cpu"). */
+void ts_iv_str(ts_buf *b, ts_iv v);
+/* Python's repr(): as str, except strings are quoted. */
+void ts_iv_repr(ts_buf *b, ts_iv v);
+/* Words for messages: "Tensor", "int", "List", ... */
+const char *ts_iv_tag_name(ts_iv v);
+
+/* --------------------------------------------------------------- kernel.c */
+
+/* One kernel invocation. `in` holds the node's inputs in schema order (the
+ * frontend puts every argument, defaults included, on the node); the
+ * kernel borrows them. It writes `nout` new references to `out` (an
+ * in-place op retains and returns its self). `node` is the graph node being
+ * run (attributes, output types) or NULL when called outside a graph. */
+typedef struct ts_rt_call {
+  const ts_iv *in;
+  uint32_t nin;
+  ts_iv *out;
+  uint32_t nout;
+  const ts_node *node;
+} ts_rt_call;
+
+/* False after ts_rt_fail(ctx, ...); then out[] holds nothing to release. */
+typedef bool (*ts_rt_kernel_fn)(ts_rt_ctx *ctx, ts_rt_call *call);
+
+/* A kernel table entry: the overload it implements, spelled as
+ * "aten::add.Tensor" ("aten::relu" for the unnamed overload), exactly one
+ * schema of ir/ops.def. Each kernels file exports one table ending in
+ * {NULL, NULL}; kernel.c lists the tables. */
+typedef struct ts_rt_kernel_def {
+  const char *schema;
+  ts_rt_kernel_fn fn;
+} ts_rt_kernel_def;
+
+/* Binds every table entry to its schema (once, thread-safe; calls
+ * ts_ops_init). False with the reasons in d (may be NULL) if an entry names
+ * no schema of the op table or a schema has two kernels. */
+bool ts_rt_kernels_init(ts_diag *d);
+/* The kernel for a schema of the op table, or NULL. */
+ts_rt_kernel_fn ts_rt_kernel_for(const ts_schema *s);
+/* The same by name ("aten::add.Tensor"), for tests and tools. */
+ts_rt_kernel_fn ts_rt_kernel_by_name(const char *schema_name);
+/* Every bound entry, for tests and listings; count in *n. */
+const ts_rt_kernel_def *const *ts_rt_kernels_all(uint32_t *n);
+
+/* ---------------------------------------------------------------- interp.c */
+
+/* What the interpreter needs from whoever loaded the program: the graph of a
+ * method of a class (for prim::CallMethod left by the inliner: interface
+ * calls) or of a function (prim::CallFunction), and source text for error
+ * messages. The graphs stay owned by the resolver. */
+typedef struct ts_rt_resolver {
+  void *ctx;
+  /* `cls` is the run-time class of the receiver. NULL: no such method (the
+   * reason in d). */
+  ts_graph *(*method)(void *ctx, const ts_rt_class *cls, const char *method, ts_diag *d);
+  ts_graph *(*function)(void *ctx, const char *qualname, ts_diag *d);
+  /* The text of a source file named by a node's location (NULL: unknown). */
+  const char *(*source)(void *ctx, const char *file, size_t *len);
+} ts_rt_resolver;
+
+typedef struct ts_rt_interp ts_rt_interp;
+
+/* An interpreter for graphs resolved through `r` (copied). Code for each
+ * graph is made on first run and kept. NULL on OOM. */
+ts_rt_interp *ts_rt_interp_new(const ts_rt_resolver *r);
+void ts_rt_interp_free(ts_rt_interp *ip);
+/* Runs `g` on `args` (borrowed; one per graph input, self first for
+ * methods) and writes the graph's outputs (new references) to `ret`
+ * (ts_block_noutputs of them). On an error, ctx->err holds the message and
+ * `where` (if not NULL) the location of the failing node as a compiler
+ * diagnostic: "file:line:col: error: message", the source line and a caret. */
+bool ts_rt_interp_run(ts_rt_interp *ip, ts_rt_ctx *ctx, ts_graph *g, const ts_iv *args, uint32_t nargs, ts_iv *ret,
+                      ts_buf *where);
+
+#endif

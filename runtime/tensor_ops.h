@@ -1,0 +1,107 @@
+/* runtime/tensor_ops.h: tensor operations as C functions, for kernels that
+ * are composed from other kernels (RNNs, the transformer fast path), for the
+ * interpreter and for tools. The op kernels in runtime/kernels/ are thin
+ * wrappers that unpack IValues and call these.
+ *
+ * Every function returns a new reference (NULL with an error in ctx) and
+ * borrows its tensor arguments. Dimensions may be negative (counted from
+ * the end) wherever PyTorch accepts that; they are checked. Type promotion
+ * and broadcasting follow PyTorch.
+ */
+#ifndef TS_RT_TENSOR_OPS_H
+#define TS_RT_TENSOR_OPS_H
+
+#include "runtime.h"
+
+/* ------------------------------------------------ kernels/pointwise.c */
+
+typedef enum ts_rt_unary {
+  TS_RT_ABS, TS_RT_NEG, TS_RT_EXP, TS_RT_LOG, TS_RT_SQRT, TS_RT_RSQRT, TS_RT_SIN, TS_RT_COS, TS_RT_TANH,
+  TS_RT_SIGMOID, TS_RT_RELU, TS_RT_GELU, TS_RT_GELU_TANH, TS_RT_SILU, TS_RT_ERF, TS_RT_RECIPROCAL,
+  TS_RT_LOGICAL_NOT, TS_RT_FLOOR, TS_RT_CEIL, TS_RT_ROUND,
+} ts_rt_unary;
+
+typedef enum ts_rt_binary {
+  TS_RT_ADD, TS_RT_SUB, TS_RT_MUL, TS_RT_DIV, TS_RT_MAXIMUM, TS_RT_MINIMUM, TS_RT_POW,
+  TS_RT_EQ, TS_RT_NE, TS_RT_LT, TS_RT_LE, TS_RT_GT, TS_RT_GE, TS_RT_LOGICAL_AND, TS_RT_LOGICAL_OR,
+} ts_rt_binary;
+
+/* PyTorch's result_type over tensors and numbers: dimensioned tensors rank
+ * above 0-d tensors, which rank above numbers, within a category (bool <
+ * integral < floating). A number operand is given as an IValue (int, float
+ * or bool); a tensor as TS_IV_TENSOR. */
+ts_dtype ts_rt_result_type(const ts_iv *operands, uint32_t n);
+/* Broadcast shape of a and b into out (ndim in *out_ndim); false with
+ * PyTorch's message if they do not broadcast. */
+bool ts_rt_broadcast_shapes(ts_rt_ctx *c, int32_t na, const int64_t *a, int32_t nb, const int64_t *b,
+                            int32_t *out_ndim, int64_t *out);
+
+ts_rt_tensor *ts_rt_unary_op(ts_rt_ctx *c, ts_rt_unary op, const ts_rt_tensor *a);
+/* out = a OP b; comparisons and logical ops give bool. */
+ts_rt_tensor *ts_rt_binary_op(ts_rt_ctx *c, ts_rt_binary op, const ts_rt_tensor *a, const ts_rt_tensor *b);
+/* a + alpha * b (aten::add.Tensor). */
+ts_rt_tensor *ts_rt_add(ts_rt_ctx *c, const ts_rt_tensor *a, const ts_rt_tensor *b, double alpha);
+/* a * s, a + s (a number, kept in a's dtype category as PyTorch's Scalar
+ * overloads do). */
+ts_rt_tensor *ts_rt_mul_scalar(ts_rt_ctx *c, const ts_rt_tensor *a, double s);
+ts_rt_tensor *ts_rt_add_scalar(ts_rt_ctx *c, const ts_rt_tensor *a, double s);
+/* In place: a = a OP b (b broadcast to a; the result cast to a's dtype). */
+bool ts_rt_binary_op_(ts_rt_ctx *c, ts_rt_binary op, ts_rt_tensor *a, const ts_rt_tensor *b);
+bool ts_rt_unary_op_(ts_rt_ctx *c, ts_rt_unary op, ts_rt_tensor *a);
+/* where(cond, a, b) */
+ts_rt_tensor *ts_rt_where(ts_rt_ctx *c, const ts_rt_tensor *cond, const ts_rt_tensor *a, const ts_rt_tensor *b);
+/* masked_fill: a copy of a with value where mask (bool, broadcast) is true. */
+ts_rt_tensor *ts_rt_masked_fill(ts_rt_ctx *c, const ts_rt_tensor *a, const ts_rt_tensor *mask, double value);
+/* fill_ in place with one number. */
+bool ts_rt_fill_(ts_rt_ctx *c, ts_rt_tensor *a, double value);
+
+/* ---------------------------------------------------- kernels/shape.c */
+
+/* Views: share a's storage. */
+ts_rt_tensor *ts_rt_view(ts_rt_ctx *c, const ts_rt_tensor *a, int32_t ndim, const int64_t *sizes); /* one -1 allowed */
+ts_rt_tensor *ts_rt_reshape(ts_rt_ctx *c, const ts_rt_tensor *a, int32_t ndim, const int64_t *sizes); /* view if possible, else a copy */
+ts_rt_tensor *ts_rt_transpose(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t d0, int64_t d1);
+ts_rt_tensor *ts_rt_permute(ts_rt_ctx *c, const ts_rt_tensor *a, const int64_t *dims); /* a->ndim of them */
+ts_rt_tensor *ts_rt_select(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t dim, int64_t index);
+/* start/end clamped as PyTorch's slice; step >= 1. */
+ts_rt_tensor *ts_rt_slice(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t dim, int64_t start, int64_t end, int64_t step);
+ts_rt_tensor *ts_rt_narrow(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t dim, int64_t start, int64_t length);
+ts_rt_tensor *ts_rt_unsqueeze(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t dim);
+ts_rt_tensor *ts_rt_squeeze_dim(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t dim);
+ts_rt_tensor *ts_rt_expand(ts_rt_ctx *c, const ts_rt_tensor *a, int32_t ndim, const int64_t *sizes); /* -1 keeps */
+/* chunk/split: up to `max` views written to out[], count in *n. */
+bool ts_rt_chunk(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t chunks, int64_t dim, ts_rt_tensor **out, uint32_t max,
+                 uint32_t *n);
+/* Copies. */
+ts_rt_tensor *ts_rt_cat(ts_rt_ctx *c, ts_rt_tensor *const *ts, uint32_t n, int64_t dim);
+ts_rt_tensor *ts_rt_stack(ts_rt_ctx *c, ts_rt_tensor *const *ts, uint32_t n, int64_t dim);
+ts_rt_tensor *ts_rt_clone(ts_rt_ctx *c, const ts_rt_tensor *a); /* contiguous copy */
+
+/* ------------------------------------------------------- kernels/nn.c */
+
+/* 2-d a[m,k] @ b[k,n] (float32/float64 through OpenBLAS; any strides). */
+ts_rt_tensor *ts_rt_mm(ts_rt_ctx *c, const ts_rt_tensor *a, const ts_rt_tensor *b);
+/* batched a[B,m,k] @ b[B,k,n] */
+ts_rt_tensor *ts_rt_bmm(ts_rt_ctx *c, const ts_rt_tensor *a, const ts_rt_tensor *b);
+/* torch.matmul's rules over any ranks. */
+ts_rt_tensor *ts_rt_matmul(ts_rt_ctx *c, const ts_rt_tensor *a, const ts_rt_tensor *b);
+/* x[..., in] @ w[out, in]^T + bias[out] (bias may be NULL). */
+ts_rt_tensor *ts_rt_linear(ts_rt_ctx *c, const ts_rt_tensor *x, const ts_rt_tensor *w, const ts_rt_tensor *bias);
+/* beta * self + alpha * (a @ b), self broadcast (addmm, baddbmm). */
+ts_rt_tensor *ts_rt_addmm(ts_rt_ctx *c, const ts_rt_tensor *self, const ts_rt_tensor *a, const ts_rt_tensor *b,
+                          double beta, double alpha);
+ts_rt_tensor *ts_rt_baddbmm(ts_rt_ctx *c, const ts_rt_tensor *self, const ts_rt_tensor *a, const ts_rt_tensor *b,
+                            double beta, double alpha);
+/* softmax / log_softmax along dim, computed in float (double for float64);
+ * dtype TS_DT_NONE keeps a's. */
+ts_rt_tensor *ts_rt_softmax(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t dim, ts_dtype dtype, bool log);
+/* Normalises over the last `nnorm` dims; weight/bias may be NULL. */
+ts_rt_tensor *ts_rt_layer_norm(ts_rt_ctx *c, const ts_rt_tensor *x, int32_t nnorm, const ts_rt_tensor *weight,
+                               const ts_rt_tensor *bias, double eps);
+/* sum over dims (ndims of them; 0 dims: all), keepdim as PyTorch. */
+ts_rt_tensor *ts_rt_sum(ts_rt_ctx *c, const ts_rt_tensor *a, const int64_t *dims, uint32_t ndims, bool keepdim,
+                        ts_dtype dtype);
+ts_rt_tensor *ts_rt_mean(ts_rt_ctx *c, const ts_rt_tensor *a, const int64_t *dims, uint32_t ndims, bool keepdim,
+                         ts_dtype dtype);
+
+#endif
