@@ -233,36 +233,9 @@ static bool ts_e_meaningful_name(const char *name) {
 
 /* --------------------------------------------------------------- types */
 
-static const ts_type *ts_e_unify(ts_em *e, const ts_type *a, const ts_type *b);
-
 static const ts_type *ts_e_unify(ts_em *e, const ts_type *a, const ts_type *b) {
-  ts_arena *ar = &e->m->arena;
-  if (ts_type_is_subtype(a, b))
-    return b;
-  if (ts_type_is_subtype(b, a))
-    return a;
-  if (a->kind == TS_TY_TENSOR && b->kind == TS_TY_TENSOR)
-    return ts_type_leaf(TS_TY_TENSOR);
-  if (a->kind == TS_TY_NONE)
-    return b->kind == TS_TY_OPTIONAL ? b : ts_type_optional(ar, b);
-  if (b->kind == TS_TY_NONE)
-    return a->kind == TS_TY_OPTIONAL ? a : ts_type_optional(ar, a);
-  if (a->kind == TS_TY_OPTIONAL || b->kind == TS_TY_OPTIONAL) {
-    const ts_type *ea = a->kind == TS_TY_OPTIONAL ? a->elems[0] : a;
-    const ts_type *eb = b->kind == TS_TY_OPTIONAL ? b->elems[0] : b;
-    const ts_type *u = ts_e_unify(e, ea, eb);
-    return u ? ts_type_optional(ar, u) : NULL;
-  }
-  if (a->kind == TS_TY_TUPLE && b->kind == TS_TY_TUPLE && a->n == b->n && !a->fields && !b->fields) {
-    const ts_type *el[TS_E_MAX_ARGS];
-    if (a->n > TS_E_MAX_ARGS)
-      return NULL;
-    for (uint32_t i = 0; i < a->n; i++)
-      if (!(el[i] = ts_e_unify(e, a->elems[i], b->elems[i])))
-        return NULL;
-    return ts_type_tuple(ar, a->n, el);
-  }
-  return NULL;
+  bool oom = false; /* the arena's failure is sticky and checked by the caller */
+  return ts_type_unify(&e->m->arena, a, b, &oom);
 }
 
 /* Type variables of a schema ("t" in t[]) bound while matching. */

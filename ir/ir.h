@@ -238,6 +238,12 @@ bool ts_type_equal(const ts_type *a, const ts_type *b);
  * Tensor, T and None are T?, int and float are Scalar, int is a SymInt (and
  * int[] a SymInt[]), everything is Any. */
 bool ts_type_is_subtype(const ts_type *sub, const ts_type *super);
+/* PyTorch's unshapedType: every refined Tensor inside `t` made plain
+ * Tensor. NULL on allocation failure. */
+const ts_type *ts_type_unshaped(ts_arena *a, const ts_type *t);
+/* PyTorch's unifyTypes (default_to_union off): the type both x and y fit,
+ * or NULL when there is none (*oom set when an allocation failed). */
+const ts_type *ts_type_unify(ts_arena *a, const ts_type *x, const ts_type *y, bool *oom);
 /* Writes the type as PyTorch's operator<<(Type) does. */
 void ts_type_print(ts_buf *b, const ts_type *t);
 /* Leaf names as printed: "int", "NoneType", ...; NULL for composites. */

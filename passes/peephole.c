@@ -74,101 +74,6 @@ static bool ts_pp_must_not_be_none(const ts_value *v) {
   return true;
 }
 
-static bool ts_pp_has_refined_tensor(const ts_type *t) {
-  if (t->kind == TS_TY_TENSOR)
-    return t->tensor != NULL;
-  for (uint32_t i = 0; i < t->n; i++)
-    if (ts_pp_has_refined_tensor(t->elems[i]))
-      return true;
-  return false;
-}
-
-/* unshapedType: every refined tensor type inside `t` made plain Tensor.
- * NULL on allocation failure. */
-static const ts_type *ts_pp_unshaped(ts_arena *a, const ts_type *t) {
-  if (!ts_pp_has_refined_tensor(t))
-    return t;
-  if (t->kind == TS_TY_TENSOR)
-    return ts_type_leaf(TS_TY_TENSOR);
-  const ts_type *e[64];
-  if (t->n > 64)
-    return NULL;
-  for (uint32_t i = 0; i < t->n; i++)
-    if (!(e[i] = ts_pp_unshaped(a, t->elems[i])))
-      return NULL;
-  switch (t->kind) {
-  case TS_TY_OPTIONAL: return ts_type_optional(a, e[0]);
-  case TS_TY_LIST: return ts_type_list(a, e[0]);
-  case TS_TY_FUTURE: return ts_type_future(a, e[0]);
-  case TS_TY_RREF: return ts_type_rref(a, e[0]);
-  case TS_TY_DICT: return ts_type_dict(a, e[0], e[1]);
-  case TS_TY_UNION: return ts_type_union(a, t->n, e);
-  case TS_TY_TUPLE: return t->fields ? t : ts_type_tuple(a, t->n, e);
-  default: return t;
-  }
-}
-
-/* TensorType::merge: what both refinements agree on. */
-static const ts_type *ts_pp_merge_tensors(ts_arena *a, const ts_type *x, const ts_type *y) {
-  const ts_tensor_info *p = x->tensor, *q = y->tensor;
-  if (!p || !q)
-    return ts_type_leaf(TS_TY_TENSOR);
-  int64_t sizes[64];
-  ts_tensor_info r = {.dtype = p->dtype == q->dtype ? p->dtype : TS_DT_NONE,
-                      .requires_grad = p->requires_grad == q->requires_grad ? p->requires_grad : -1,
-                      .undefined = p->undefined == q->undefined ? p->undefined : -1,
-                      .device = {TS_DEV_NONE, -1},
-                      .rank = p->rank == q->rank && p->rank <= 64 ? p->rank : -1};
-  if (p->device.type == q->device.type && p->device.index == q->device.index)
-    r.device = p->device;
-  if (r.rank > 0) {
-    for (int32_t i = 0; i < r.rank; i++)
-      sizes[i] = p->sizes[i] == q->sizes[i] ? p->sizes[i] : -1;
-    r.sizes = sizes;
-    if (p->strides && q->strides && memcmp(p->strides, q->strides, (size_t)r.rank * sizeof *p->strides) == 0)
-      r.strides = p->strides;
-  }
-  if (r.dtype == TS_DT_NONE && r.requires_grad < 0 && r.undefined < 0 && r.device.type == TS_DEV_NONE && r.rank < 0)
-    return ts_type_leaf(TS_TY_TENSOR);
-  return ts_type_tensor(a, &r);
-}
-
-/* unifyTypes (default_to_union off), for the cases the If rule meets; NULL
- * when the types do not unify (*oom on allocation failure). */
-static const ts_type *ts_pp_unify(ts_arena *a, const ts_type *x, const ts_type *y, bool *oom) {
-  if (ts_type_is_subtype(x, y))
-    return y;
-  if (ts_type_is_subtype(y, x))
-    return x;
-  const ts_type *r = NULL;
-  if (x->kind == TS_TY_TENSOR && y->kind == TS_TY_TENSOR)
-    r = ts_pp_merge_tensors(a, x, y);
-  else if (x->kind == TS_TY_NONE)
-    r = ts_type_optional(a, y);
-  else if (y->kind == TS_TY_NONE)
-    r = ts_type_optional(a, x);
-  else if (x->kind == TS_TY_TUPLE && y->kind == TS_TY_TUPLE && x->n == y->n && x->n <= 64) {
-    const ts_type *e[64];
-    for (uint32_t i = 0; i < x->n; i++)
-      if (!(e[i] = ts_pp_unify(a, x->elems[i], y->elems[i], oom)))
-        return NULL;
-    r = ts_type_tuple(a, x->n, e);
-  } else {
-    const ts_type *ux = ts_pp_unshaped(a, x), *uy = ts_pp_unshaped(a, y);
-    if (!ux || !uy) {
-      *oom = true;
-      return NULL;
-    }
-    if (ts_type_is_subtype(ux, uy))
-      return uy;
-    if (ts_type_is_subtype(uy, ux))
-      return ux;
-    return NULL;
-  }
-  if (!r)
-    *oom = true;
-  return r;
-}
 
 /* ---- peephole.cpp ---- */
 
@@ -399,7 +304,7 @@ static void ts_pp_if(ts_pp *p, ts_node *n) {
     const ts_type *a = ts_block_output(n->blocks[0], i)->type, *b = ts_block_output(n->blocks[1], i)->type;
     if (a->kind == TS_TY_OPTIONAL || b->kind == TS_TY_OPTIONAL || n->outputs[i]->type->kind != TS_TY_OPTIONAL)
       continue;
-    const ts_type *u = ts_pp_unify(&p->g->arena, a, b, &p->oom);
+    const ts_type *u = ts_type_unify(&p->g->arena, a, b, &p->oom);
     if (u) {
       ts_value_set_type(n->outputs[i], u);
       p->changed = true;
@@ -432,8 +337,8 @@ static void ts_pp_non_tensor_block(ts_pp *p, ts_block *b) {
     case TS_K_prim_unchecked_cast: {
       if (n->ninputs != 1 || n->noutputs != 1)
         break;
-      const ts_type *in = ts_pp_unshaped(&p->g->arena, n->inputs[0]->type);
-      const ts_type *out = ts_pp_unshaped(&p->g->arena, n->outputs[0]->type);
+      const ts_type *in = ts_type_unshaped(&p->g->arena, n->inputs[0]->type);
+      const ts_type *out = ts_type_unshaped(&p->g->arena, n->outputs[0]->type);
       if (!in || !out)
         p->oom = true;
       else if (ts_type_is_subtype(in, out))

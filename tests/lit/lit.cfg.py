@@ -27,6 +27,7 @@ def tool(name, path):
             (r"(?<![\w./-])" + name + r"(?![\w./-])", path))
 
 config.substitutions.append(("%tsaot-opt", config.tsaot_opt))
+config.substitutions.append(("%tsaot-run", config.tsaot_run))
 config.substitutions.append(("%tsaot-dump", config.tsaot_dump))
 # %fixtures: the committed PyTorch fixtures (tests/fixtures)
 config.substitutions.append(("%fixtures", os.path.join(config.tsaot_source_dir, "tests", "fixtures")))

@@ -226,6 +226,38 @@ static void test_types(void) {
   ts_arena_release(&a);
 }
 
+/* unifyTypes: the If-output and list-literal rule of the emitter and the
+ * peephole pass. */
+static void test_unify(void) {
+  ts_arena a;
+  ts_arena_init(&a, 0);
+  ts_buf b = {0};
+  bool oom = false;
+  const ts_type *i = ts_type_leaf(TS_TY_INT), *f = ts_type_leaf(TS_TY_FLOAT), *none = ts_type_leaf(TS_TY_NONE);
+  const ts_type *t = ts_type_leaf(TS_TY_TENSOR);
+  TS_CHECK(ts_type_unify(&a, i, i, &oom) == i);
+  TS_CHECK(ts_type_unify(&a, i, f, &oom) == NULL);
+  TS_CHECK_STREQ(print_type(&b, ts_type_unify(&a, none, i, &oom)), "int?");
+  TS_CHECK_STREQ(print_type(&b, ts_type_unify(&a, ts_type_optional(&a, i), i, &oom)), "int?");
+  TS_CHECK_STREQ(print_type(&b, ts_type_unify(&a, i, none, &oom)), "int?");
+  const ts_type *pair1[2] = {i, none}, *pair2[2] = {i, i};
+  TS_CHECK_STREQ(print_type(&b, ts_type_unify(&a, ts_type_tuple(&a, 2, pair1), ts_type_tuple(&a, 2, pair2), &oom)),
+                 "(int, int?)");
+  int64_t s1[1] = {2}, s2[1] = {3};
+  ts_tensor_info ti1 = {.dtype = TS_DT_FLOAT32, .requires_grad = -1, .undefined = -1, .device = {TS_DEV_NONE, -1},
+                        .rank = 1, .sizes = s1};
+  ts_tensor_info ti2 = ti1;
+  ti2.sizes = s2;
+  /* tensors merge to what both agree on; lists of different tensors unify unshaped */
+  const ts_type *t1 = ts_type_tensor(&a, &ti1), *t2 = ts_type_tensor(&a, &ti2);
+  TS_CHECK_STREQ(print_type(&b, ts_type_unify(&a, t1, t2, &oom)), "Float(*)");
+  TS_CHECK_STREQ(print_type(&b, ts_type_unify(&a, ts_type_list(&a, t1), ts_type_list(&a, t2), &oom)), "Tensor[]");
+  TS_CHECK(ts_type_unify(&a, ts_type_list(&a, t), ts_type_list(&a, i), &oom) == NULL);
+  TS_CHECK(!oom);
+  ts_buf_free(&b);
+  ts_arena_release(&a);
+}
+
 static void test_buf(void) {
   ts_buf b = {0};
   double vals[] = {0.0, -0.0, 1.0, 2.5, 0.1, 1e10, 9999999999.0, 1e20, 1e-5, -3.0, INFINITY, -INFINITY};
@@ -259,6 +291,7 @@ int main(void) {
   test_destroy_nested();
   test_names();
   test_types();
+  test_unify();
   test_buf();
   test_diag();
   return ts_test_finish();
