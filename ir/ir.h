@@ -589,7 +589,8 @@ const ts_opdef *ts_op_get(ts_kind k);
 const ts_schema *const *ts_op_schemas(ts_kind k, uint32_t *n);
 /* The schema with this overload name ("" for the unnamed one), or NULL. */
 const ts_schema *ts_op_find_overload(ts_kind k, const char *overload);
-/* The first overload whose argument types accept the node's inputs and
+/* The overload whose argument types accept the node's inputs (one taking
+ * exactly that many arguments first, then one whose missing ones default) and
  * whose returns match its outputs, or NULL. */
 const ts_schema *ts_node_schema(const ts_node *n);
 

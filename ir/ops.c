@@ -234,8 +234,12 @@ const ts_schema *ts_node_schema(const ts_node *n) {
     return NULL;
   uint32_t count;
   const ts_schema *const *s = ts_op_schemas(n->kind, &count);
-  for (uint32_t i = 0; i < count; i++)
-    if (ts_schema_fits(s[i], n))
-      return s[i];
+  /* Graphs carry every argument, defaults included, so an overload taking
+   * exactly the node's inputs wins over one whose extra arguments default
+   * (aten::sum(%x, %none) is sum(self, dtype), not sum.dim_IntList). */
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t i = 0; i < count; i++)
+      if ((pass == 1 || s[i]->vararg || s[i]->nargs == n->ninputs) && ts_schema_fits(s[i], n))
+        return s[i];
   return NULL;
 }

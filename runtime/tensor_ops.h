@@ -104,4 +104,10 @@ ts_rt_tensor *ts_rt_sum(ts_rt_ctx *c, const ts_rt_tensor *a, const int64_t *dims
 ts_rt_tensor *ts_rt_mean(ts_rt_ctx *c, const ts_rt_tensor *a, const int64_t *dims, uint32_t ndims, bool keepdim,
                          ts_dtype dtype);
 
+/* ------------------------------------------------ kernels/transformer.c */
+
+/* Whether t is a nested tensor made by aten::_nested_tensor_from_mask (what
+ * prim::is_nested reports). */
+bool ts_rt_tensor_is_nested(const ts_rt_tensor *t);
+
 #endif

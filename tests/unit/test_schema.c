@@ -502,7 +502,7 @@ static void test_truncated_and_mutated(void) {
   TS_CHECK(checked > 1000);
 }
 
-/* ts_node_schema picks the first overload whose arguments take the inputs. */
+/* ts_node_schema picks the overload whose arguments take the inputs. */
 static void test_node_schema(void) {
   ts_graph *g = ts_graph_new(0);
   if (!TS_CHECK(g != NULL))
@@ -552,6 +552,9 @@ static void test_node_schema(void) {
       {TS_K_prim_ListConstruct, {x, x}, 1, NULL}, /* no schema */
       {TS_K_aten_max_pool2d, {x, il, il, il, il, b}, 1, ""},
       {TS_K_aten_max_pool2d, {x, il}, 1, ""},
+      /* exact arity first: sum(self, dtype=None), not sum.dim_IntList(self, dim=None) */
+      {TS_K_aten_sum, {x, none}, 1, ""},
+      {TS_K_aten_sum, {x, il, b, none}, 1, "dim_IntList"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     ts_node *n = ts_node_new(g, cases[c].kind, cases[c].nout);
