@@ -23,8 +23,10 @@ void ts_rt_model_free(ts_rt_model *m);
 ts_graph *ts_rt_model_graph(ts_rt_model *m, const char *method, ts_diag *d);
 /* Runs a method of the root module: args are the arguments after self
  * (borrowed); the graph's outputs are written to ret (new references; the
- * graph has one output, forward's return value). On error see
- * ts_rt_interp_run. */
+ * graph has one output, forward's return value). Arguments left out at the
+ * end take the method's default values (literal defaults); a missing one
+ * without a default is an error ("forward() is missing value for argument
+ * 'x'"). On error see ts_rt_interp_run. */
 bool ts_rt_model_run(ts_rt_model *m, ts_rt_ctx *ctx, const char *method, const ts_iv *args, uint32_t nargs,
                      ts_iv *ret, ts_buf *where);
 /* The root module object (borrowed). */

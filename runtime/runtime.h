@@ -323,12 +323,14 @@ int32_t ts_rt_class_attr_index(const ts_rt_class *cls, const char *name);
  * float and bool; strings; devices; None; lists, tuples and dicts element
  * by element; tensors and objects by identity). */
 bool ts_iv_equal(ts_iv a, ts_iv b);
-/* Python's str() into b: ints, floats as Python prints them ("1.0",
- * "1e-05", "inf"), "True", lists "[1, 2]", tuples "(1, 2)", dicts
- * "{'a': 1}" (strings quoted inside containers), tensors as ATen prints
- * them, None, devices ("cpu"). */
+/* TorchScript's str()/print() of a value, as PyTorch 1.13's IValue printer
+ * writes it (not Python's): floats integral and within int64 as "1.", else
+ * "%.17g" ("0.10000000000000001", "1e+22", "inf", "nan"); "True"; None;
+ * lists "[1, 2]", tuples "(1,)", dicts "{a: 1}" (strings are not quoted,
+ * even inside containers); devices "cpu", "cuda:0"; tensors as ATen's
+ * operator<< (" 1\n 2\n[ CPUFloatType{2} ]"). */
 void ts_iv_str(ts_buf *b, ts_iv v);
-/* Python's repr(): as str, except strings are quoted. */
+/* As ts_iv_str, except strings are quoted the Python way. */
 void ts_iv_repr(ts_buf *b, ts_iv v);
 /* Words for messages: "Tensor", "int", "List", ... */
 const char *ts_iv_tag_name(ts_iv v);
@@ -385,6 +387,10 @@ typedef struct ts_rt_resolver {
   ts_graph *(*function)(void *ctx, const char *qualname, ts_diag *d);
   /* The text of a source file named by a node's location (NULL: unknown). */
   const char *(*source)(void *ctx, const char *file, size_t *len);
+  /* The class of objects prim::CreateObject makes for a class type (its
+   * declared attributes, in order), owned by the resolver. NULL: unknown
+   * (the reason in d). */
+  const ts_rt_class *(*cls)(void *ctx, const ts_type *type, ts_diag *d);
 } ts_rt_resolver;
 
 typedef struct ts_rt_interp ts_rt_interp;

@@ -77,7 +77,7 @@ ts_rt_tensor *ts_rt_cat(ts_rt_ctx *c, ts_rt_tensor *const *ts, uint32_t n, int64
 ts_rt_tensor *ts_rt_stack(ts_rt_ctx *c, ts_rt_tensor *const *ts, uint32_t n, int64_t dim);
 ts_rt_tensor *ts_rt_clone(ts_rt_ctx *c, const ts_rt_tensor *a); /* contiguous copy */
 
-/* ------------------------------------------------------- kernels/nn.c */
+/* ----------------------------- kernels/nn.c, conv.c, pool.c, norm.c, reduce.c */
 
 /* 2-d a[m,k] @ b[k,n] (float32/float64 through OpenBLAS; any strides). */
 ts_rt_tensor *ts_rt_mm(ts_rt_ctx *c, const ts_rt_tensor *a, const ts_rt_tensor *b);

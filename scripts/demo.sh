@@ -3,10 +3,12 @@
 # tsaot, and runs it on the model shipped in the repository.
 #
 # tsaot's purpose is `tsaot model.pt -o model.so`. The frontend (model.pt to
-# IR) and the clean-up passes exist; freezing, code generation and the
-# runtime do not yet. So this demo loads tests/fixtures/tiny_cnn/model.pt
-# (written by torch.jit.save), prints its module tree, and prints the inlined
-# graph of forward compiled from the archive's TorchScript source.
+# IR), the clean-up passes and the runtime with its reference interpreter
+# exist; freezing and code generation do not yet. So this demo loads
+# tests/fixtures/tiny_cnn/model.pt (written by torch.jit.save), prints its
+# module tree and the inlined graph of forward compiled from the archive's
+# TorchScript source, runs it in the interpreter on the shipped input, and
+# compares the output with PyTorch's.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -26,3 +28,12 @@ build/tsaot-dump "$model" --code
 echo
 echo "\$ build/tsaot-dump $model --inlined"
 build/tsaot-dump "$model" --inlined
+
+out=build/demo-out
+echo
+echo "\$ build/tsaot-run $model tests/fixtures/tiny_cnn/in0.npy -o $out"
+build/tsaot-run "$model" tests/fixtures/tiny_cnn/in0.npy -o "$out"
+ls "$out"
+echo
+echo "\$ /usr/bin/python3 tests/compare_npy.py build/tsaot-run tests/fixtures/tiny_cnn"
+/usr/bin/python3 tests/compare_npy.py build/tsaot-run tests/fixtures/tiny_cnn

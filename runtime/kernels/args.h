@@ -13,11 +13,15 @@
 
 static inline bool ts_rt_arg_check(ts_rt_ctx *c, const ts_rt_call *call, uint32_t i) {
   if (i < call->nin) return true;
-  return ts_rt_fail(c, "kernel called with %u arguments, argument %u expected", (unsigned)call->nin, (unsigned)i);
+  /* not `return ts_rt_fail(...)`: GCC must see the false to know outputs
+   * are only read after success (-Wmaybe-uninitialized at -O2) */
+  ts_rt_fail(c, "kernel called with %u arguments, argument %u expected", (unsigned)call->nin, (unsigned)i);
+  return false;
 }
 
 static inline bool ts_rt_arg_bad(ts_rt_ctx *c, const ts_rt_call *call, uint32_t i, const char *want) {
-  return ts_rt_fail(c, "argument %u: expected %s, got %s", (unsigned)i, want, ts_iv_tag_name(call->in[i]));
+  ts_rt_fail(c, "argument %u: expected %s, got %s", (unsigned)i, want, ts_iv_tag_name(call->in[i]));
+  return false;
 }
 
 static inline bool ts_rt_arg_tensor(ts_rt_ctx *c, const ts_rt_call *call, uint32_t i, ts_rt_tensor **out) {

@@ -1,6 +1,593 @@
-/* runtime/kernels/creation.c (being written) */
-#include "runtime.h"
+/* runtime/kernels/creation.c: factory ops (zeros, ones, full, empty and
+ * their _like forms, arange, eye, torch.tensor, prim::NumToTensor) as
+ * PyTorch 1.13 makes them on the CPU. `empty` gives zeros, so runs are
+ * deterministic. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "tensor_ops.h"
+
+/* Device? argument: None or the CPU. */
+static bool cr_arg_cpu(ts_rt_ctx *ctx, ts_rt_call *call, uint32_t i) {
+  if (!ts_rt_arg_check(ctx, call, i)) return false;
+  ts_iv v = call->in[i];
+  if (v.tag == TS_IV_NONE || (v.tag == TS_IV_DEVICE && v.u.dev.type == TS_DEV_CPU)) return true;
+  if (v.tag != TS_IV_DEVICE) return ts_rt_arg_bad(ctx, call, i, "Device");
+  ts_buf b = {0};
+  ts_device_print(&b, v.u.dev);
+  ts_rt_fail(ctx, "tsaot runs on CPU: cannot create a tensor on device '%s'", b.data ? b.data : "?");
+  ts_buf_free(&b);
+  return false;
+}
+
+/* The factory keywords (dtype, layout, device, pin_memory) from position i:
+ * dtype TS_DT_NONE when not given; layout must be None or strided. */
+static bool cr_factory(ts_rt_ctx *ctx, ts_rt_call *call, uint32_t i, ts_dtype *dt) {
+  if (!ts_rt_arg_opt_dtype(ctx, call, i, dt) || !ts_rt_arg_check(ctx, call, i + 1)) return false;
+  ts_iv layout = call->in[i + 1];
+  if (!(layout.tag == TS_IV_NONE || (layout.tag == TS_IV_INT && layout.u.i == 0)))
+    return ts_rt_fail(ctx, "tsaot supports only strided (dense) tensors");
+  return cr_arg_cpu(ctx, call, i + 2);
+}
+
+/* names: must be None (named tensors are not supported). */
+static bool cr_no_names(ts_rt_ctx *ctx, ts_rt_call *call, uint32_t i) {
+  if (!ts_rt_arg_check(ctx, call, i)) return false;
+  if (call->in[i].tag == TS_IV_NONE) return true;
+  return ts_rt_fail(ctx, "tsaot does not support named tensors");
+}
+
+/* Sets every element of the contiguous tensor t to v (int, float or bool):
+ * one element stored, then the bytes doubled. */
+static void cr_fill(ts_rt_tensor *t, ts_iv v) {
+  int64_t n = ts_rt_tensor_numel(t);
+  if (n == 0) return;
+  char *p = ts_rt_tensor_data(t);
+  ts_dtype dt = (ts_dtype)t->dtype;
+  if (v.tag == TS_IV_DOUBLE) ts_rt_store_f64(p, dt, v.u.d);
+  else ts_rt_store_i64(p, dt, v.tag == TS_IV_BOOL ? (int64_t)v.u.b : v.u.i);
+  size_t esz = ts_dtype_size(dt), total = (size_t)n * esz, done = esz;
+  while (done < total) {
+    size_t k = done < total - done ? done : total - done;
+    memcpy(p + done, p, k);
+    done += k;
+  }
+}
+
+/* A number argument (int, float or bool) at position i. */
+static bool cr_arg_number(ts_rt_ctx *ctx, ts_rt_call *call, uint32_t i, ts_iv *out) {
+  if (!ts_rt_arg_check(ctx, call, i)) return false;
+  ts_iv v = call->in[i];
+  if (v.tag != TS_IV_INT && v.tag != TS_IV_DOUBLE && v.tag != TS_IV_BOOL) return ts_rt_arg_bad(ctx, call, i, "Scalar");
+  *out = v;
+  return true;
+}
+
+/* The dtype full() infers from its fill value when none is given. */
+static ts_dtype cr_number_dtype(ts_iv v) {
+  return v.tag == TS_IV_DOUBLE ? TS_DT_FLOAT32 : v.tag == TS_IV_BOOL ? TS_DT_BOOL : TS_DT_INT64;
+}
+
+/* A new tensor of `sizes` (from the int[] at position i) filled with v. */
+static ts_rt_tensor *cr_new_filled(ts_rt_ctx *ctx, ts_rt_call *call, uint32_t i, ts_dtype dt, ts_iv v) {
+  int64_t sizes[TS_RT_MAX_DIMS];
+  uint32_t n = 0;
+  if (!ts_rt_arg_ints(ctx, call, i, sizes, TS_RT_MAX_DIMS, &n, 0)) return NULL;
+  bool zero = (v.tag == TS_IV_INT && v.u.i == 0) || (v.tag == TS_IV_BOOL && !v.u.b) ||
+              (v.tag == TS_IV_DOUBLE && v.u.d == 0 && !signbit(v.u.d));
+  ts_rt_tensor *t = ts_rt_tensor_new(ctx, dt, (int32_t)n, sizes, zero);
+  if (t && !zero) cr_fill(t, v);
+  return t;
+}
+
+static ts_rt_tensor *cr_like_filled(ts_rt_ctx *ctx, const ts_rt_tensor *a, ts_dtype dt, ts_iv v) {
+  if (dt == TS_DT_NONE) dt = (ts_dtype)a->dtype;
+  ts_rt_tensor *t = ts_rt_tensor_new(ctx, dt, a->ndim, a->sizes, true);
+  if (t) cr_fill(t, v);
+  return t;
+}
+
+static bool cr_put(ts_rt_call *call, ts_rt_tensor *t) {
+  if (!t) return false;
+  call->out[0] = ts_iv_tensor(t);
+  return true;
+}
+
+/* Writes r (owned) into the out= tensor: resized when the shape differs
+ * (same rank only), converted to out's dtype; returns out retained. */
+static bool cr_put_out(ts_rt_ctx *ctx, ts_rt_call *call, ts_rt_tensor *out, ts_rt_tensor *r) {
+  if (!r) return false;
+  bool same = out->ndim == r->ndim;
+  for (int32_t i = 0; same && i < r->ndim; i++) same = out->sizes[i] == r->sizes[i];
+  if (!same) {
+    size_t esz = ts_dtype_size((ts_dtype)out->dtype);
+    uint64_t numel = (uint64_t)ts_rt_tensor_numel(r);
+    if (out->ndim != r->ndim || numel > SIZE_MAX / esz) {
+      ts_rt_tensor_release(r);
+      return ts_rt_fail(ctx, "out= tensor of rank %d cannot take a result of rank %d (tsaot resizes out= tensors "
+                        "only within the same rank)", (int)out->ndim, (int)r->ndim);
+    }
+    ts_rt_storage *s = ts_rt_storage_new(ctx, (size_t)numel * esz, true);
+    if (!s) {
+      ts_rt_tensor_release(r);
+      return false;
+    }
+    ts_rt_storage_release(out->storage);
+    out->storage = s;
+    out->offset = 0;
+    memcpy(out->sizes, r->sizes, sizeof(int64_t) * (size_t)r->ndim);
+    ts_rt_strides_contiguous(out->ndim, out->sizes, out->strides);
+  }
+  bool ok = ts_rt_tensor_copy_(ctx, out, r);
+  ts_rt_tensor_release(r);
+  if (!ok) return false;
+  ts_rt_tensor_retain(out);
+  call->out[0] = ts_iv_tensor(out);
+  return true;
+}
+
+/* ------------------------------------------------ zeros / ones / full */
+
+#define CR_TENSOR(i, name) \
+  ts_rt_tensor *name = NULL; \
+  if (!ts_rt_arg_tensor(ctx, call, i, &name)) return false
+
+static bool cr_k_zeros(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_factory(ctx, call, 1, &dt)) return false;
+  return cr_put(call, cr_new_filled(ctx, call, 0, dt == TS_DT_NONE ? TS_DT_FLOAT32 : dt, ts_iv_int(0)));
+}
+
+static bool cr_k_zeros_names(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_no_names(ctx, call, 1) || !cr_factory(ctx, call, 2, &dt)) return false;
+  return cr_put(call, cr_new_filled(ctx, call, 0, dt == TS_DT_NONE ? TS_DT_FLOAT32 : dt, ts_iv_int(0)));
+}
+
+static bool cr_k_ones(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_factory(ctx, call, 1, &dt)) return false;
+  return cr_put(call, cr_new_filled(ctx, call, 0, dt == TS_DT_NONE ? TS_DT_FLOAT32 : dt, ts_iv_int(1)));
+}
+
+static bool cr_k_ones_names(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_no_names(ctx, call, 1) || !cr_factory(ctx, call, 2, &dt)) return false;
+  return cr_put(call, cr_new_filled(ctx, call, 0, dt == TS_DT_NONE ? TS_DT_FLOAT32 : dt, ts_iv_int(1)));
+}
+
+/* zeros.out / ones.out (size, out) and the names_out forms (size, names, out). */
+static bool cr_k_const_out(ts_rt_ctx *ctx, ts_rt_call *call, uint32_t out_i, int64_t value) {
+  CR_TENSOR(out_i, out);
+  return cr_put_out(ctx, call, out, cr_new_filled(ctx, call, 0, (ts_dtype)out->dtype, ts_iv_int(value)));
+}
+static bool cr_k_zeros_out(ts_rt_ctx *ctx, ts_rt_call *call) { return cr_k_const_out(ctx, call, 1, 0); }
+static bool cr_k_zeros_names_out(ts_rt_ctx *ctx, ts_rt_call *call) {
+  return cr_no_names(ctx, call, 1) && cr_k_const_out(ctx, call, 2, 0);
+}
+static bool cr_k_ones_out(ts_rt_ctx *ctx, ts_rt_call *call) { return cr_k_const_out(ctx, call, 1, 1); }
+static bool cr_k_ones_names_out(ts_rt_ctx *ctx, ts_rt_call *call) {
+  return cr_no_names(ctx, call, 1) && cr_k_const_out(ctx, call, 2, 1);
+}
+
+static bool cr_k_full(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_iv v;
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_arg_number(ctx, call, 1, &v) || !cr_factory(ctx, call, 2, &dt)) return false;
+  return cr_put(call, cr_new_filled(ctx, call, 0, dt == TS_DT_NONE ? cr_number_dtype(v) : dt, v));
+}
+
+static bool cr_k_full_names(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_iv v;
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_arg_number(ctx, call, 1, &v) || !cr_no_names(ctx, call, 2) || !cr_factory(ctx, call, 3, &dt)) return false;
+  return cr_put(call, cr_new_filled(ctx, call, 0, dt == TS_DT_NONE ? cr_number_dtype(v) : dt, v));
+}
+
+static bool cr_k_full_out(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_iv v;
+  if (!cr_arg_number(ctx, call, 1, &v)) return false;
+  bool names = call->nin > 3;
+  if (names && !cr_no_names(ctx, call, 2)) return false;
+  CR_TENSOR(names ? 3 : 2, out);
+  return cr_put_out(ctx, call, out, cr_new_filled(ctx, call, 0, (ts_dtype)out->dtype, v));
+}
+
+/* empty.memory_format (size, dtype, layout, device, pin, memory_format). */
+static bool cr_k_empty(ts_rt_ctx *ctx, ts_rt_call *call) { return cr_k_zeros(ctx, call); }
+static bool cr_k_empty_names(ts_rt_ctx *ctx, ts_rt_call *call) { return cr_k_zeros_names(ctx, call); }
+/* empty.out (size, memory_format, out) / names_out (size, names, memory_format, out) */
+static bool cr_k_empty_out(ts_rt_ctx *ctx, ts_rt_call *call) { return cr_k_const_out(ctx, call, 2, 0); }
+static bool cr_k_empty_names_out(ts_rt_ctx *ctx, ts_rt_call *call) {
+  return cr_no_names(ctx, call, 1) && cr_k_const_out(ctx, call, 3, 0);
+}
+
+/* *_like (self, dtype, layout, device, pin, memory_format): self's shape,
+ * self's dtype unless given. */
+static bool cr_like(ts_rt_ctx *ctx, ts_rt_call *call, int64_t value) {
+  CR_TENSOR(0, a);
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_factory(ctx, call, 1, &dt)) return false;
+  return cr_put(call, cr_like_filled(ctx, a, dt, ts_iv_int(value)));
+}
+static bool cr_k_zeros_like(ts_rt_ctx *ctx, ts_rt_call *call) { return cr_like(ctx, call, 0); }
+static bool cr_k_ones_like(ts_rt_ctx *ctx, ts_rt_call *call) { return cr_like(ctx, call, 1); }
+
+/* *_like.out (self, memory_format, out) */
+static bool cr_like_out(ts_rt_ctx *ctx, ts_rt_call *call, int64_t value) {
+  CR_TENSOR(0, a);
+  CR_TENSOR(2, out);
+  return cr_put_out(ctx, call, out, cr_like_filled(ctx, a, (ts_dtype)out->dtype, ts_iv_int(value)));
+}
+static bool cr_k_zeros_like_out(ts_rt_ctx *ctx, ts_rt_call *call) { return cr_like_out(ctx, call, 0); }
+static bool cr_k_ones_like_out(ts_rt_ctx *ctx, ts_rt_call *call) { return cr_like_out(ctx, call, 1); }
+
+static bool cr_k_full_like(ts_rt_ctx *ctx, ts_rt_call *call) {
+  CR_TENSOR(0, a);
+  ts_iv v;
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_arg_number(ctx, call, 1, &v) || !cr_factory(ctx, call, 2, &dt)) return false;
+  return cr_put(call, cr_like_filled(ctx, a, dt, v));
+}
+
+/* full_like.out (self, fill_value, memory_format, out) */
+static bool cr_k_full_like_out(ts_rt_ctx *ctx, ts_rt_call *call) {
+  CR_TENSOR(0, a);
+  ts_iv v;
+  if (!cr_arg_number(ctx, call, 1, &v)) return false;
+  CR_TENSOR(3, out);
+  return cr_put_out(ctx, call, out, cr_like_filled(ctx, a, (ts_dtype)out->dtype, v));
+}
+
+/* ---------------------------------------------------------------- arange */
+
+static double cr_num_f64(ts_iv v) {
+  return v.tag == TS_IV_DOUBLE ? v.u.d : v.tag == TS_IV_BOOL ? (double)v.u.b : (double)v.u.i;
+}
+
+/* Scalar.to<int64_t>(): floats truncate toward zero. */
+static int64_t cr_num_i64(ts_iv v) {
+  if (v.tag == TS_IV_DOUBLE) {
+    double d = v.u.d;
+    if (!(d == d)) return 0;
+    if (d >= 9223372036854775807.0) return INT64_MAX;
+    if (d <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)d;
+  }
+  return v.tag == TS_IV_BOOL ? (int64_t)v.u.b : v.u.i;
+}
+
+/* arange in dtype dt (TS_DT_NONE: int64 for int arguments, float32 when any
+ * is a float), as PyTorch's arange_out: the length ceil((end - start) /
+ * step) in double (in int64 for an int64 result), values start + i * step
+ * in the accumulate type (double; float for half types; int64 for ints). */
+static ts_rt_tensor *cr_arange(ts_rt_ctx *ctx, ts_iv start, ts_iv end, ts_iv step, ts_dtype dt) {
+  if (dt == TS_DT_NONE) {
+    bool any_float = start.tag == TS_IV_DOUBLE || end.tag == TS_IV_DOUBLE || step.tag == TS_IV_DOUBLE;
+    dt = any_float ? TS_DT_FLOAT32 : TS_DT_INT64;
+  }
+  bool is_float = ts_rt_dtype_is_float(dt);
+  bool half = dt == TS_DT_FLOAT16 || dt == TS_DT_BFLOAT16;
+  double xstart, xend, xstep, size_d;
+  int64_t istart = 0, istep = 0;
+  if (is_float) {
+    xstart = cr_num_f64(start);
+    xend = cr_num_f64(end);
+    xstep = cr_num_f64(step);
+    if (half) {
+      xstart = (float)xstart;
+      xend = (float)xend;
+      xstep = (float)xstep;
+    }
+    size_d = ceil((cr_num_f64(end) - cr_num_f64(start)) / cr_num_f64(step));
+  } else {
+    istart = cr_num_i64(start);
+    int64_t iend = cr_num_i64(end);
+    istep = cr_num_i64(step);
+    xstart = (double)istart;
+    xend = (double)iend;
+    xstep = (double)istep;
+    /* int64 subtracts in int64 (wrapping as PyTorch's would overflow); the
+     * other integer types in double */
+    if (dt == TS_DT_INT64)
+      size_d = ceil((double)(int64_t)((uint64_t)iend - (uint64_t)istart) / (double)istep);
+    else
+      size_d = ceil((cr_num_f64(end) - cr_num_f64(start)) / cr_num_f64(step));
+  }
+  if (!(xstep > 0 || xstep < 0)) {
+    ts_rt_fail(ctx, "step must be nonzero");
+    return NULL;
+  }
+  if (!isfinite(xstart) || !isfinite(xend)) {
+    if (is_float) ts_rt_fail(ctx, "unsupported range: %g -> %g", xstart, xend);
+    else ts_rt_fail(ctx, "unsupported range: %lld -> %lld", (long long)xstart, (long long)xend);
+    return NULL;
+  }
+  if (!((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart))) {
+    ts_rt_fail(ctx, "upper bound and larger bound inconsistent with step sign");
+    return NULL;
+  }
+  if (!(size_d >= 0 && size_d <= 9223372036854775807.0)) {
+    ts_rt_fail(ctx, "invalid size, possible overflow?");
+    return NULL;
+  }
+  int64_t n = (int64_t)size_d;
+  ts_rt_tensor *t = ts_rt_tensor_new(ctx, dt, 1, &n, false);
+  if (!t) return NULL;
+  char *p = ts_rt_tensor_data(t);
+  size_t esz = ts_dtype_size(dt);
+  if (!is_float) {
+    for (int64_t i = 0; i < n; i++)
+      ts_rt_store_i64(p + (size_t)i * esz, dt, (int64_t)((uint64_t)istart + (uint64_t)istep * (uint64_t)i));
+    return t;
+  }
+  /* PyTorch's CPU kernel (AVX2 build) fills pairs of vectors of V lanes:
+   * each vector from a base rounded to the dtype, base + k * step; the tail
+   * element by element as start + i * step. Rounding the base makes values
+   * differ from the plain formula, so this follows it. */
+  int64_t lanes = dt == TS_DT_FLOAT64 ? 4 : dt == TS_DT_FLOAT32 ? 8 : 16;
+  int64_t nvec = n / (2 * lanes) * (2 * lanes);
+  for (int64_t i = 0; i < n; i++) {
+    void *e = p + (size_t)i * esz;
+    int64_t k = i % lanes, g = i - k;
+    if (dt == TS_DT_FLOAT64) {
+      ts_rt_store_f64(e, dt, i < nvec ? (xstart + xstep * (double)g) + (double)k * xstep : xstart + xstep * (double)i);
+    } else if (dt == TS_DT_FLOAT32) {
+      double v = xstart + xstep * (double)(i < nvec ? g : i);
+      if (i < nvec) v = (double)(float)v + (double)k * xstep;
+      ts_rt_store_f64(e, dt, (float)v);
+    } else {
+      float fs = (float)xstart, fst = (float)xstep;
+      float v = fs + fst * (float)(i < nvec ? g : i);
+      if (i < nvec) {
+        char tmp[2];
+        ts_rt_store_f64(tmp, dt, v); /* the base rounded to the half type */
+        v = (float)ts_rt_load_f64(tmp, dt) + (float)k * fst;
+      }
+      ts_rt_store_f64(e, dt, v);
+    }
+  }
+  return t;
+}
+
+static bool cr_k_arange(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_iv end;
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_arg_number(ctx, call, 0, &end) || !cr_factory(ctx, call, 1, &dt)) return false;
+  return cr_put(call, cr_arange(ctx, ts_iv_int(0), end, ts_iv_int(1), dt));
+}
+
+static bool cr_k_arange_start(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_iv start, end;
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_arg_number(ctx, call, 0, &start) || !cr_arg_number(ctx, call, 1, &end) || !cr_factory(ctx, call, 2, &dt))
+    return false;
+  return cr_put(call, cr_arange(ctx, start, end, ts_iv_int(1), dt));
+}
+
+static bool cr_k_arange_start_step(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_iv start, end, step;
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_arg_number(ctx, call, 0, &start) || !cr_arg_number(ctx, call, 1, &end) ||
+      !cr_arg_number(ctx, call, 2, &step) || !cr_factory(ctx, call, 3, &dt))
+    return false;
+  return cr_put(call, cr_arange(ctx, start, end, step, dt));
+}
+
+/* arange.start_out (start, end, step, out): the result takes out's dtype. */
+static bool cr_k_arange_start_out(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_iv start, end, step;
+  if (!cr_arg_number(ctx, call, 0, &start) || !cr_arg_number(ctx, call, 1, &end) ||
+      !cr_arg_number(ctx, call, 2, &step))
+    return false;
+  CR_TENSOR(3, out);
+  return cr_put_out(ctx, call, out, cr_arange(ctx, start, end, step, (ts_dtype)out->dtype));
+}
+
+static bool cr_k_arange_out(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_iv end;
+  if (!cr_arg_number(ctx, call, 0, &end)) return false;
+  CR_TENSOR(1, out);
+  return cr_put_out(ctx, call, out, cr_arange(ctx, ts_iv_int(0), end, ts_iv_int(1), (ts_dtype)out->dtype));
+}
+
+/* ------------------------------------------------------------------- eye */
+
+static ts_rt_tensor *cr_eye(ts_rt_ctx *ctx, int64_t n, int64_t m, ts_dtype dt) {
+  if (n < 0) {
+    ts_rt_fail(ctx, "n must be greater or equal to 0, got %lld", (long long)n);
+    return NULL;
+  }
+  if (m < 0) {
+    ts_rt_fail(ctx, "m must be greater or equal to 0, got %lld", (long long)m);
+    return NULL;
+  }
+  int64_t sizes[2] = {n, m};
+  ts_rt_tensor *t = ts_rt_tensor_new(ctx, dt == TS_DT_NONE ? TS_DT_FLOAT32 : dt, 2, sizes, true);
+  if (!t) return NULL;
+  char *p = ts_rt_tensor_data(t);
+  size_t esz = ts_dtype_size((ts_dtype)t->dtype);
+  for (int64_t i = 0; i < n && i < m; i++) ts_rt_store_i64(p + (size_t)(i * m + i) * esz, (ts_dtype)t->dtype, 1);
+  return t;
+}
+
+static bool cr_k_eye(ts_rt_ctx *ctx, ts_rt_call *call) {
+  int64_t n = 0;
+  ts_dtype dt = TS_DT_NONE;
+  if (!ts_rt_arg_int(ctx, call, 0, &n) || !cr_factory(ctx, call, 1, &dt)) return false;
+  return cr_put(call, cr_eye(ctx, n, n, dt));
+}
+
+static bool cr_k_eye_m(ts_rt_ctx *ctx, ts_rt_call *call) {
+  int64_t n = 0, m = 0;
+  ts_dtype dt = TS_DT_NONE;
+  if (!ts_rt_arg_int(ctx, call, 0, &n) || !ts_rt_arg_int(ctx, call, 1, &m) || !cr_factory(ctx, call, 2, &dt))
+    return false;
+  return cr_put(call, cr_eye(ctx, n, m, dt));
+}
+
+static bool cr_k_eye_out(ts_rt_ctx *ctx, ts_rt_call *call) {
+  int64_t n = 0;
+  if (!ts_rt_arg_int(ctx, call, 0, &n)) return false;
+  CR_TENSOR(1, out);
+  return cr_put_out(ctx, call, out, cr_eye(ctx, n, n, (ts_dtype)out->dtype));
+}
+
+static bool cr_k_eye_m_out(ts_rt_ctx *ctx, ts_rt_call *call) {
+  int64_t n = 0, m = 0;
+  if (!ts_rt_arg_int(ctx, call, 0, &n) || !ts_rt_arg_int(ctx, call, 1, &m)) return false;
+  CR_TENSOR(2, out);
+  return cr_put_out(ctx, call, out, cr_eye(ctx, n, m, (ts_dtype)out->dtype));
+}
+
+/* ---------------------------------------------------------- torch.tensor */
+
+/* tensor.float / .int / .bool (t, dtype, device, requires_grad): a 0-d
+ * tensor, float32 / int64 / bool unless dtype is given. */
+static bool cr_k_tensor_scalar(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_iv v;
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_arg_number(ctx, call, 0, &v) || !ts_rt_arg_opt_dtype(ctx, call, 1, &dt) || !cr_arg_cpu(ctx, call, 2))
+    return false;
+  if (dt == TS_DT_NONE) dt = cr_number_dtype(v);
+  ts_rt_tensor *t = ts_rt_tensor_new(ctx, dt, 0, NULL, true);
+  if (t) cr_fill(t, v);
+  return cr_put(call, t);
+}
+
+/* The leaf kind of a nested list's declared element type (float[][] ->
+ * float), or TS_TY_ANY when unknown. */
+static ts_type_kind cr_leaf_kind(const ts_type *elem) {
+  while (elem && elem->kind == TS_TY_LIST && elem->n > 0) elem = elem->elems[0];
+  return elem ? elem->kind : TS_TY_ANY;
+}
+
+typedef struct cr_nest {
+  int32_t ndim;
+  int64_t sizes[TS_RT_MAX_DIMS];
+  ts_type_kind leaf; /* from the declared type, else the first leaf value */
+  char *data;
+  size_t esz;
+  ts_dtype dt;
+  int64_t at;
+} cr_nest;
+
+/* Stores the nested list l (at depth d) in row-major order, checking every
+ * sublist against the sizes taken from the first elements. */
+static bool cr_store(ts_rt_ctx *ctx, cr_nest *ns, const ts_rt_list *l, int32_t d) {
+  if ((int64_t)l->n != ns->sizes[d])
+    return ts_rt_fail(ctx, "Expected sequence of length %lld at dim %d (got %u)", (long long)ns->sizes[d], (int)d,
+                      (unsigned)l->n);
+  for (uint32_t i = 0; i < l->n; i++) {
+    ts_iv v = l->items[i];
+    if (d + 1 < ns->ndim) {
+      if (v.tag != TS_IV_LIST) return ts_rt_fail(ctx, "Expected sequence at dim %d, got %s", (int)(d + 1),
+                                                 ts_iv_tag_name(v));
+      if (!cr_store(ctx, ns, v.u.l, d + 1)) return false;
+      continue;
+    }
+    void *e = ns->data + (size_t)ns->at++ * ns->esz;
+    if (v.tag == TS_IV_DOUBLE) ts_rt_store_f64(e, ns->dt, v.u.d);
+    else if (v.tag == TS_IV_INT) ts_rt_store_i64(e, ns->dt, v.u.i);
+    else if (v.tag == TS_IV_BOOL) ts_rt_store_i64(e, ns->dt, v.u.b);
+    else return ts_rt_fail(ctx, "Input must be of ints, floats, or bools, got %s", ts_iv_tag_name(v));
+  }
+  return true;
+}
+
+/* aten::tensor(t[] data, dtype, device, requires_grad): the shape from the
+ * nesting, the dtype from the element type (float -> float32, int -> int64,
+ * bool -> bool) unless given. */
+static bool cr_k_tensor_list(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_rt_list *l = NULL;
+  ts_dtype dt = TS_DT_NONE;
+  if (!ts_rt_arg_list(ctx, call, 0, &l) || !ts_rt_arg_opt_dtype(ctx, call, 1, &dt) || !cr_arg_cpu(ctx, call, 2))
+    return false;
+  cr_nest ns = {0};
+  ns.leaf = cr_leaf_kind(l->elem);
+  const ts_rt_list *cur = l;
+  for (;;) {
+    if (ns.ndim >= TS_RT_MAX_DIMS) return ts_rt_fail(ctx, "torch.tensor: too many nested lists");
+    ns.sizes[ns.ndim++] = cur->n;
+    if (cur->n == 0) break;
+    ts_iv first = cur->items[0];
+    if (first.tag == TS_IV_LIST) {
+      cur = first.u.l;
+      continue;
+    }
+    if (ns.leaf != TS_TY_FLOAT && ns.leaf != TS_TY_INT && ns.leaf != TS_TY_BOOL)
+      ns.leaf = first.tag == TS_IV_DOUBLE ? TS_TY_FLOAT : first.tag == TS_IV_INT ? TS_TY_INT
+                : first.tag == TS_IV_BOOL ? TS_TY_BOOL : TS_TY_ANY;
+    if (ns.leaf == TS_TY_ANY)
+      return ts_rt_fail(ctx, "Input must be of ints, floats, or bools, got %s", ts_iv_tag_name(first));
+    break;
+  }
+  if (ns.leaf == TS_TY_TENSOR) return ts_rt_fail(ctx, "Input must be of ints, floats, or bools, got Tensor");
+  if (dt == TS_DT_NONE) dt = ns.leaf == TS_TY_INT ? TS_DT_INT64 : ns.leaf == TS_TY_BOOL ? TS_DT_BOOL : TS_DT_FLOAT32;
+  ts_rt_tensor *t = ts_rt_tensor_new(ctx, dt, ns.ndim, ns.sizes, false);
+  if (!t) return false;
+  ns.data = ts_rt_tensor_data(t);
+  ns.esz = ts_dtype_size(dt);
+  ns.dt = dt;
+  if (!cr_store(ctx, &ns, l, 0)) {
+    ts_rt_tensor_release(t);
+    return false;
+  }
+  return cr_put(call, t);
+}
+
+/* prim::NumToTensor: a 0-d int64, float64 or bool tensor, as the number. */
+static bool cr_k_num_to_tensor(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_iv v;
+  if (!cr_arg_number(ctx, call, 0, &v)) return false;
+  ts_dtype dt = v.tag == TS_IV_DOUBLE ? TS_DT_FLOAT64 : v.tag == TS_IV_BOOL ? TS_DT_BOOL : TS_DT_INT64;
+  ts_rt_tensor *t = ts_rt_tensor_new(ctx, dt, 0, NULL, true);
+  if (t) cr_fill(t, v);
+  return cr_put(call, t);
+}
 
 const ts_rt_kernel_def ts_rt_kernels_creation[] = {
+    {"aten::zeros", cr_k_zeros},
+    {"aten::zeros.names", cr_k_zeros_names},
+    {"aten::zeros.out", cr_k_zeros_out},
+    {"aten::zeros.names_out", cr_k_zeros_names_out},
+    {"aten::ones", cr_k_ones},
+    {"aten::ones.names", cr_k_ones_names},
+    {"aten::ones.out", cr_k_ones_out},
+    {"aten::ones.names_out", cr_k_ones_names_out},
+    {"aten::full", cr_k_full},
+    {"aten::full.names", cr_k_full_names},
+    {"aten::full.out", cr_k_full_out},
+    {"aten::full.names_out", cr_k_full_out},
+    {"aten::empty.memory_format", cr_k_empty},
+    {"aten::empty.names", cr_k_empty_names},
+    {"aten::empty.out", cr_k_empty_out},
+    {"aten::empty.names_out", cr_k_empty_names_out},
+    {"aten::zeros_like", cr_k_zeros_like},
+    {"aten::zeros_like.out", cr_k_zeros_like_out},
+    {"aten::ones_like", cr_k_ones_like},
+    {"aten::ones_like.out", cr_k_ones_like_out},
+    {"aten::empty_like", cr_k_zeros_like},
+    {"aten::empty_like.out", cr_k_zeros_like_out},
+    {"aten::full_like", cr_k_full_like},
+    {"aten::full_like.out", cr_k_full_like_out},
+    {"aten::arange", cr_k_arange},
+    {"aten::arange.start", cr_k_arange_start},
+    {"aten::arange.start_step", cr_k_arange_start_step},
+    {"aten::arange.start_out", cr_k_arange_start_out},
+    {"aten::arange.out", cr_k_arange_out},
+    {"aten::eye", cr_k_eye},
+    {"aten::eye.m", cr_k_eye_m},
+    {"aten::eye.out", cr_k_eye_out},
+    {"aten::eye.m_out", cr_k_eye_m_out},
+    {"aten::tensor.float", cr_k_tensor_scalar},
+    {"aten::tensor.int", cr_k_tensor_scalar},
+    {"aten::tensor.bool", cr_k_tensor_scalar},
+    {"aten::tensor", cr_k_tensor_list},
+    {"prim::NumToTensor.Scalar", cr_k_num_to_tensor},
+    {"prim::NumToTensor.bool", cr_k_num_to_tensor},
     {NULL, NULL},
 };

@@ -1,6 +1,783 @@
-/* runtime/kernels/transformer.c (being written) */
+/* runtime/kernels/transformer.c: the transformer "fast path" of PyTorch 1.13
+ * (aten/src/ATen/native/transformers/{attention,transformer}.cpp), which
+ * scripted nn.TransformerEncoderLayer and nn.MultiheadAttention take in eval
+ * mode with grad disabled: aten::_native_multi_head_attention,
+ * aten::_transformer_encoder_layer_fwd, and the nested-tensor ops
+ * nn.TransformerEncoder uses with a src_key_padding_mask.
+ *
+ * The math runs on contiguous float32/float64 buffers (bfloat16 through
+ * float32) with OpenBLAS GEMMs, in PyTorch's order: qkv = x @ W^T, then bias
+ * and the 1/sqrt(head_dim) scale on q, scores = q @ k^T per head, masked
+ * softmax (a fully masked row gives NaN, as PyTorch), ctx = P @ v written
+ * straight into [B, L, E], out = ctx @ Wo^T + bo.
+ *
+ * Nested tensors: a full NestedTensor is out of scope. What the encoder's
+ * fast path makes of a padding mask (_nested_tensor_from_mask, the layers,
+ * to_padded_tensor) is represented as the padded dense [B, L, E] tensor whose
+ * storage carries each sequence's length (tf_nested, found through the
+ * storage's free_fn). Attention over such a tensor ignores keys past each
+ * sequence's length, rows past it are kept zero, and to_padded_tensor cuts
+ * the length to the longest sequence, as PyTorch's padded result is.
+ */
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/args.h"
 #include "runtime.h"
 
+/* prim::is_nested's answer for tensors made here (exported for prim.c). */
+bool ts_rt_tensor_is_nested(const ts_rt_tensor *t);
+
+/* ------------------------------------------------------ nested tensors */
+
+/* The side data of a nested tensor's storage: per-sequence lengths. */
+typedef struct tf_nested {
+  int64_t batch;
+  int64_t len[];
+} tf_nested;
+
+static void tf_nested_free(void *ctx, void *data) {
+  free(data);
+  free(ctx);
+}
+
+/* The lengths when t is a nested tensor made here (a 3-d contiguous tensor
+ * over the whole marked storage), else NULL. */
+static const tf_nested *tf_nested_of(const ts_rt_tensor *t) {
+  if (!t || t->storage->free_fn != tf_nested_free) return NULL;
+  const tf_nested *n = t->storage->free_ctx;
+  if (t->ndim != 3 || t->sizes[0] != n->batch || t->offset != 0 || !ts_rt_tensor_is_contiguous(t)) return NULL;
+  return n;
+}
+
+bool ts_rt_tensor_is_nested(const ts_rt_tensor *t) { return tf_nested_of(t) != NULL; }
+
+/* New nested tensor [B, L, E] of dtype dt with the given lengths; its data
+ * is uninitialised. */
+static ts_rt_tensor *tf_nested_new(ts_rt_ctx *c, ts_dtype dt, int64_t B, int64_t L, int64_t E, const int64_t *lens) {
+  int64_t n, nb;
+  size_t es = ts_dtype_size(dt);
+  if (__builtin_mul_overflow(B, L, &n) || __builtin_mul_overflow(n, E, &n) ||
+      __builtin_mul_overflow(n, (int64_t)es, &nb) || (uint64_t)nb > SIZE_MAX / 2) {
+    ts_rt_fail(c, "nested tensor too large");
+    return NULL;
+  }
+  tf_nested *side = malloc(sizeof(tf_nested) + (size_t)B * sizeof(int64_t));
+  void *data = nb ? malloc((size_t)nb) : NULL;
+  if (!side || (nb && !data)) {
+    free(side);
+    free(data);
+    ts_rt_oom(c);
+    return NULL;
+  }
+  side->batch = B;
+  if (B) memcpy(side->len, lens, (size_t)B * sizeof(int64_t));
+  ts_rt_storage *s = ts_rt_storage_wrap(c, data, (size_t)nb, tf_nested_free, side);
+  if (!s) {
+    free(side);
+    free(data);
+    return NULL;
+  }
+  int64_t sizes[3] = {B, L, E}, strides[3];
+  ts_rt_strides_contiguous(3, sizes, strides);
+  ts_rt_tensor *t = ts_rt_tensor_new_view(c, s, dt, 0, 3, sizes, strides);
+  ts_rt_storage_release(s);
+  return t;
+}
+
+/* ------------------------------------------------------------- helpers */
+
+/* The dtype the math runs in; TS_DT_NONE after an error. */
+static ts_dtype tf_compute_dtype(ts_rt_ctx *c, ts_dtype dt) {
+  if (dt == TS_DT_FLOAT32 || dt == TS_DT_FLOAT64) return dt;
+  if (dt == TS_DT_BFLOAT16) return TS_DT_FLOAT32;
+  const char *name = ts_dtype_name(dt);
+  ts_rt_fail(c, "\"addmm_impl_cpu_\" not implemented for '%s'", name ? name : "?");
+  return TS_DT_NONE;
+}
+
+/* New: t contiguous in dtype cd (t itself when it already is). */
+static ts_rt_tensor *tf_prep(ts_rt_ctx *c, ts_rt_tensor *t, ts_dtype cd) {
+  if (t->dtype == cd) return ts_rt_tensor_contiguous(c, t);
+  return ts_rt_tensor_to_dtype(c, t, cd);
+}
+
+static void tf_release_all(ts_rt_tensor **ts, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (ts[i]) ts_rt_tensor_release(ts[i]);
+}
+
+/* out[m, n] (ldo) = a[m, k] (lda) @ w[n, k]^T (ldw) (+ bias[n] first, as
+ * addmm), or with trans_w false: a @ w[k, n] (ldw). */
+static void tf_gemm(bool f64, bool trans_w, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, const void *w,
+                    int64_t ldw, const void *bias, void *out, int64_t ldo) {
+  if (m == 0 || n == 0) return;
+  size_t es = f64 ? 8 : 4;
+  for (int64_t i = 0; i < m; i++) {
+    char *row = (char *)out + (size_t)(i * ldo) * es;
+    if (bias) memcpy(row, bias, (size_t)n * es);
+    else memset(row, 0, (size_t)n * es);
+  }
+  if (k == 0) return;
+  CBLAS_TRANSPOSE tw = trans_w ? CblasTrans : CblasNoTrans;
+  if (f64)
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, tw, (int)m, (int)n, (int)k, 1.0, a, (int)lda, w, (int)ldw, 1.0, out,
+                (int)ldo);
+  else
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, tw, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, w, (int)ldw, 1.0f, out,
+                (int)ldo);
+}
+
+/* A key-side mask for the softmax: bool bytes (nonzero: masked out), either
+ * [B, L] (type 1, key padding) or [B, H, L, L] (type 2); and/or the nested
+ * lengths (keys at or past len[b] are masked). */
+typedef struct tf_mask {
+  const uint8_t *m; /* NULL: none */
+  int type;
+  const int64_t *lens; /* NULL: none */
+} tf_mask;
+
+#define TF_SQRT1_2 0.70710678118654752440
+
+/* The typed loops, for float and double. */
+#define TF_DEFINE(T, SUF, EXPF, ERFF, SQRTF)                                                                        \
+  /* dst[b, h, t, :] = (src[b*L + t, h*dh : (h+1)*dh] + bias) * scale */                                            \
+  static void tf_split_heads_##SUF(T *dst, const T *src, int64_t lds, const T *bias, T scale, int64_t B, int64_t L, \
+                                   int64_t H, int64_t dh) {                                                         \
+    for (int64_t b = 0; b < B; b++)                                                                                 \
+      for (int64_t h = 0; h < H; h++)                                                                               \
+        for (int64_t t = 0; t < L; t++) {                                                                           \
+          const T *s = src + (b * L + t) * lds + h * dh;                                                            \
+          const T *bb = bias + h * dh;                                                                              \
+          T *d = dst + ((b * H + h) * L + t) * dh;                                                                  \
+          for (int64_t j = 0; j < dh; j++) d[j] = (s[j] + bb[j]) * scale;                                           \
+        }                                                                                                           \
+  }                                                                                                                 \
+  /* Softmax over the last dim of scores [B, H, L, L] with the mask. */                                             \
+  static void tf_softmax_##SUF(T *sc, int64_t B, int64_t H, int64_t L, const tf_mask *mk) {                         \
+    for (int64_t b = 0; b < B; b++)                                                                                 \
+      for (int64_t h = 0; h < H; h++)                                                                               \
+        for (int64_t i = 0; i < L; i++) {                                                                           \
+          T *row = sc + ((b * H + h) * L + i) * L;                                                                  \
+          const uint8_t *mrow = NULL;                                                                               \
+          if (mk->m) mrow = mk->type == 1 ? mk->m + b * L : mk->m + ((b * H + h) * L + i) * L;                      \
+          int64_t lim = mk->lens ? mk->lens[b] : L;                                                                 \
+          T mx = -INFINITY;                                                                                         \
+          bool any = false;                                                                                         \
+          for (int64_t j = 0; j < lim; j++)                                                                         \
+            if (!mrow || !mrow[j]) {                                                                                \
+              if (!any || row[j] > mx || row[j] != row[j]) mx = row[j];                                             \
+              any = true;                                                                                           \
+            }                                                                                                       \
+          if (!any) {                                                                                               \
+            for (int64_t j = 0; j < L; j++) row[j] = (T)NAN;                                                        \
+            continue;                                                                                               \
+          }                                                                                                         \
+          T sum = 0;                                                                                                \
+          for (int64_t j = 0; j < L; j++) {                                                                         \
+            if (j < lim && (!mrow || !mrow[j])) {                                                                   \
+              row[j] = EXPF(row[j] - mx);                                                                           \
+              sum += row[j];                                                                                        \
+            } else {                                                                                                \
+              row[j] = 0;                                                                                           \
+            }                                                                                                       \
+          }                                                                                                         \
+          for (int64_t j = 0; j < L; j++) row[j] = row[j] / sum;                                                    \
+        }                                                                                                           \
+  }                                                                                                                 \
+  /* Layer norm over rows of E (out may be x). */                                                                   \
+  static void tf_layer_norm_##SUF(T *out, const T *x, int64_t rows, int64_t E, const T *w, const T *bias,           \
+                                  double eps) {                                                                     \
+    for (int64_t r = 0; r < rows; r++) {                                                                            \
+      const T *xr = x + r * E;                                                                                      \
+      T *o = out + r * E;                                                                                           \
+      double mean = 0, m2 = 0;                                                                                      \
+      for (int64_t j = 0; j < E; j++) {                                                                             \
+        double d = (double)xr[j] - mean;                                                                            \
+        mean += d / (double)(j + 1);                                                                                \
+        m2 += d * ((double)xr[j] - mean);                                                                           \
+      }                                                                                                             \
+      double var = E > 0 ? m2 / (double)E : 0;                                                                      \
+      T rstd = (T)(1.0 / sqrt((var > 0 ? var : 0) + eps));                                                          \
+      T tm = (T)mean;                                                                                               \
+      for (int64_t j = 0; j < E; j++) o[j] = (xr[j] - tm) * rstd * w[j] + bias[j];                                  \
+    }                                                                                                               \
+  }                                                                                                                 \
+  static void tf_act_##SUF(T *x, int64_t n, bool gelu) {                                                            \
+    for (int64_t i = 0; i < n; i++) {                                                                               \
+      T v = x[i];                                                                                                   \
+      if (gelu) x[i] = v * (T)0.5 * ((T)1 + ERFF(v * (T)TF_SQRT1_2));                                                \
+      else x[i] = v > 0 ? v : (v != v ? v : (T)0);                                                                  \
+    }                                                                                                               \
+  }                                                                                                                 \
+  static void tf_add_##SUF(T *x, const T *y, int64_t n) {                                                           \
+    for (int64_t i = 0; i < n; i++) x[i] = x[i] + y[i];                                                             \
+  }                                                                                                                 \
+  /* dst[b, i, :] = sum_h P[b, h, i, :] / H */                                                                      \
+  static void tf_avg_heads_##SUF(T *dst, const T *p, int64_t B, int64_t H, int64_t L) {                             \
+    for (int64_t b = 0; b < B; b++)                                                                                 \
+      for (int64_t i = 0; i < L * L; i++) {                                                                         \
+        T s = 0;                                                                                                    \
+        for (int64_t h = 0; h < H; h++) s += p[(b * H + h) * L * L + i];                                            \
+        dst[b * L * L + i] = s / (T)H;                                                                              \
+      }                                                                                                             \
+  }
+
+TF_DEFINE(float, f32, expf, erff, sqrtf)
+TF_DEFINE(double, f64, exp, erf, sqrt)
+
+/* Zeroes rows t >= len[b] of x [B, L, E] (compute dtype). */
+static void tf_zero_padding(bool f64, void *x, int64_t B, int64_t L, int64_t E, const int64_t *lens) {
+  size_t es = f64 ? 8 : 4;
+  for (int64_t b = 0; b < B; b++)
+    if (lens[b] < L) memset((char *)x + (size_t)((b * L + lens[b]) * E) * es, 0, (size_t)((L - lens[b]) * E) * es);
+}
+
+/* ------------------------------------------------------------ attention */
+
+/* The parameters of one attention block, in the compute dtype. */
+typedef struct tf_attn {
+  bool f64;
+  int64_t B, L, E, H;
+  const void *wqkv, *bqkv, *wo, *bo; /* [3E, E], [3E], [E, E], [E] */
+} tf_attn;
+
+/* out [B, L, E] = attention of q/k/v inputs (each [B*L, E] contiguous; the
+ * same pointer for self-attention). probs, when not NULL, receives the
+ * softmax [B, H, L, L]; it is scratch otherwise. All buffers compute dtype. */
+static bool tf_attention(ts_rt_ctx *c, const tf_attn *p, const void *xq, const void *xk, const void *xv,
+                         const tf_mask *mk, void *out, ts_rt_tensor **probs_out) {
+  int64_t B = p->B, L = p->L, E = p->E, H = p->H, dh = E / H, BL = B * L;
+  bool f64 = p->f64;
+  ts_dtype cd = f64 ? TS_DT_FLOAT64 : TS_DT_FLOAT32;
+  size_t es = f64 ? 8 : 4;
+  ts_rt_tensor *tmp[5] = {NULL};
+  int64_t qkvs[2] = {BL, 3 * E}, heads[4] = {B, H, L, dh}, scs[4] = {B, H, L, L}, ctxs[2] = {BL, E};
+  if (!(tmp[0] = ts_rt_tensor_new(c, cd, 2, qkvs, false)) || !(tmp[1] = ts_rt_tensor_new(c, cd, 4, heads, false)) ||
+      !(tmp[2] = ts_rt_tensor_new(c, cd, 4, heads, false)) || !(tmp[3] = ts_rt_tensor_new(c, cd, 4, heads, false)) ||
+      !(tmp[4] = ts_rt_tensor_new(c, cd, 2, ctxs, false))) {
+    tf_release_all(tmp, 5);
+    return false;
+  }
+  ts_rt_tensor *sc = ts_rt_tensor_new(c, cd, 4, scs, false);
+  if (!sc) {
+    tf_release_all(tmp, 5);
+    return false;
+  }
+  char *qkv = ts_rt_tensor_data(tmp[0]);
+  void *q = ts_rt_tensor_data(tmp[1]), *k = ts_rt_tensor_data(tmp[2]), *v = ts_rt_tensor_data(tmp[3]);
+  char *ctx = ts_rt_tensor_data(tmp[4]), *scd = ts_rt_tensor_data(sc);
+  const char *w = p->wqkv, *bias = p->bqkv;
+  /* The input projection without bias (PyTorch adds it with the scale). */
+  if (xq == xk && xk == xv) {
+    tf_gemm(f64, true, BL, 3 * E, E, xq, E, w, E, NULL, qkv, 3 * E);
+  } else {
+    const void *xs[3] = {xq, xk, xv};
+    for (int i = 0; i < 3; i++)
+      tf_gemm(f64, true, BL, E, E, xs[i], E, w + (size_t)(i * E * E) * es, E, NULL, qkv + (size_t)(i * E) * es, 3 * E);
+  }
+  void *dst[3] = {q, k, v};
+  for (int i = 0; i < 3; i++) {
+    const char *src = qkv + (size_t)(i * E) * es, *bb = bias + (size_t)(i * E) * es;
+    if (f64)
+      tf_split_heads_f64(dst[i], (const double *)(const void *)src, 3 * E, (const double *)(const void *)bb,
+                         i == 0 ? 1.0 / sqrt((double)dh) : 1.0, B, L, H, dh);
+    else
+      tf_split_heads_f32(dst[i], (const float *)(const void *)src, 3 * E, (const float *)(const void *)bb,
+                         i == 0 ? 1.0f / sqrtf((float)dh) : 1.0f, B, L, H, dh);
+  }
+  for (int64_t bh = 0; bh < B * H; bh++) {
+    size_t hoff = (size_t)(bh * L * dh) * es;
+    tf_gemm(f64, true, L, L, dh, (char *)q + hoff, dh, (char *)k + hoff, dh, NULL, scd + (size_t)(bh * L * L) * es, L);
+  }
+  if (f64) tf_softmax_f64((double *)(void *)scd, B, H, L, mk);
+  else tf_softmax_f32((float *)(void *)scd, B, H, L, mk);
+  /* ctx[b, t, h*dh + j] = (P @ v)[b, h, t, j]: the 0213 transform for free. */
+  for (int64_t b = 0; b < B; b++)
+    for (int64_t h = 0; h < H; h++) {
+      int64_t bh = b * H + h;
+      tf_gemm(f64, false, L, dh, L, scd + (size_t)(bh * L * L) * es, L, (char *)v + (size_t)(bh * L * dh) * es, dh,
+              NULL, ctx + (size_t)(b * L * E + h * dh) * es, E);
+    }
+  tf_gemm(f64, true, BL, E, E, ctx, E, p->wo, E, p->bo, out, E);
+  tf_release_all(tmp, 5);
+  if (probs_out) *probs_out = sc;
+  else ts_rt_tensor_release(sc);
+  return true;
+}
+
+/* --------------------------------------------------------- argument checks */
+
+/* Checks that t is a `ndim`-d tensor of dtype dt with the given sizes
+ * (r1 < 0: 1-d). */
+static bool tf_check_param(ts_rt_ctx *c, const ts_rt_tensor *t, const char *name, ts_dtype dt, int64_t r0,
+                           int64_t r1) {
+  if (t->dtype != dt) {
+    const char *want = ts_dtype_name(dt), *got = ts_dtype_name((ts_dtype)t->dtype);
+    return ts_rt_fail(c, "expected scalar type %s but found %s", want ? want : "?", got ? got : "?");
+  }
+  bool ok = r1 < 0 ? t->ndim == 1 && t->sizes[0] == r0 : t->ndim == 2 && t->sizes[0] == r0 && t->sizes[1] == r1;
+  if (!ok) {
+    if (r1 < 0) return ts_rt_fail(c, "expected `%s` of shape [%lld]", name, (long long)r0);
+    return ts_rt_fail(c, "expected `%s` of shape [%lld, %lld]", name, (long long)r0, (long long)r1);
+  }
+  return true;
+}
+
+static bool tf_fits_int(ts_rt_ctx *c, int64_t v) {
+  if (v >= 0 && v <= INT_MAX / 4) return true;
+  return ts_rt_fail(c, "attention: size %lld too large for BLAS", (long long)v);
+}
+
+/* The mask as contiguous bool bytes (new, in *mt) after PyTorch's checks;
+ * *mt NULL when there is no mask. Non-bool masks are converted (nonzero is
+ * masked), as PyTorch does with a warning. */
+static bool tf_prep_mask(ts_rt_ctx *c, ts_rt_tensor *mask, bool has_type, int64_t mask_type, int64_t B, int64_t H,
+                         int64_t L, ts_rt_tensor **mt, tf_mask *mk) {
+  *mt = NULL;
+  if (!mask) return true;
+  if (mask->ndim < 1 || mask->sizes[0] != B)
+    return ts_rt_fail(c, "Expected attn_mask->sizes()[0] == batch_size to be true, but got false.");
+  if (mask->ndim >= 2 && mask->sizes[1] != (mask->ndim == 2 ? L : H))
+    return ts_rt_fail(c, "Expected attn_mask->sizes()[1] == seq_len to be true, but got false.");
+  if (!has_type) return ts_rt_fail(c, "Mask Type should be defined");
+  if (mask_type == 0) return ts_rt_fail(c, "src_mask not currently supported on CPU");
+  bool shape_ok = mask_type == 1 ? mask->ndim == 2
+                                 : mask->ndim == 4 && mask->sizes[1] == H && mask->sizes[2] == L && mask->sizes[3] == L;
+  if ((mask_type != 1 && mask_type != 2) || !shape_ok) return ts_rt_fail(c, "Mask shape should match input shape");
+  *mt = mask->dtype == TS_DT_BOOL ? ts_rt_tensor_contiguous(c, mask) : ts_rt_tensor_to_dtype(c, mask, TS_DT_BOOL);
+  if (!*mt) return false;
+  mk->m = ts_rt_tensor_data(*mt);
+  mk->type = (int)mask_type;
+  return true;
+}
+
+/* The shared checks of both fast-path ops: src [B, L, E] of a float dtype,
+ * embed_dim == E, E divisible by num_heads, the attention weights' shapes. */
+static bool tf_check_attn(ts_rt_ctx *c, const ts_rt_tensor *x, int64_t embed_dim, int64_t num_heads,
+                          const ts_rt_tensor *wqkv, const ts_rt_tensor *bqkv, const ts_rt_tensor *wo,
+                          const ts_rt_tensor *bo) {
+  if (x->ndim != 3) return ts_rt_fail(c, "expected 3-D `query`, got %d-D tensor", (int)x->ndim);
+  if (embed_dim != x->sizes[2])
+    return ts_rt_fail(c, "passed-in embed_dim %lld didn't match last dim of query %lld", (long long)embed_dim,
+                      (long long)x->sizes[2]);
+  if (num_heads <= 0 || embed_dim % num_heads != 0)
+    return ts_rt_fail(c, "`embed_dim` must divide evenly by `num_heads`");
+  ts_dtype dt = (ts_dtype)x->dtype;
+  int64_t E = embed_dim;
+  if (!tf_check_param(c, wqkv, "qkv_weight", dt, 3 * E, E) || !tf_check_param(c, bqkv, "qkv_bias", dt, 3 * E, -1) ||
+      !tf_check_param(c, wo, "proj_weight", dt, E, E) || !tf_check_param(c, bo, "proj_bias", dt, E, -1))
+    return false;
+  return tf_fits_int(c, x->sizes[0] * x->sizes[1] * 3) && tf_fits_int(c, 3 * E) && tf_fits_int(c, x->sizes[1]);
+}
+
+/* New: t (compute dtype) in dtype dt. */
+static ts_rt_tensor *tf_finish(ts_rt_ctx *c, ts_rt_tensor *t, ts_dtype dt) {
+  if (!t || t->dtype == dt) return t;
+  ts_rt_tensor *r = ts_rt_tensor_to_dtype(c, t, dt);
+  ts_rt_tensor_release(t);
+  return r;
+}
+
+/* Copies a result into an out= argument of the same shape. */
+static bool tf_copy_out(ts_rt_ctx *c, ts_rt_tensor *out, ts_rt_tensor *r) {
+  bool same = out->ndim == r->ndim;
+  for (int32_t i = 0; same && i < r->ndim; i++) same = out->sizes[i] == r->sizes[i];
+  if (!same) return ts_rt_fail(c, "out= tensor has a different shape than the result");
+  return ts_rt_tensor_copy_(c, out, r);
+}
+
+/* ------------------------------------------------------- multi-head attention */
+
+/* aten::_native_multi_head_attention: (out [B, L, E], weights [B, L, L]
+ * averaged over heads or [B, H, L, L]; None unless need_weights). */
+static bool tf_mha(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor **out, ts_rt_tensor **weights) {
+  ts_rt_tensor *q = NULL, *k = NULL, *v = NULL, *wqkv = NULL, *bqkv = NULL, *wo = NULL, *bo = NULL, *mask = NULL;
+  int64_t E = 0, H = 0, mask_type = 0;
+  bool need_weights = false, average = false, has_type = false;
+  if (!ts_rt_arg_tensor(c, call, 0, &q) || !ts_rt_arg_tensor(c, call, 1, &k) || !ts_rt_arg_tensor(c, call, 2, &v) ||
+      !ts_rt_arg_int(c, call, 3, &E) || !ts_rt_arg_int(c, call, 4, &H) || !ts_rt_arg_tensor(c, call, 5, &wqkv) ||
+      !ts_rt_arg_tensor(c, call, 6, &bqkv) || !ts_rt_arg_tensor(c, call, 7, &wo) ||
+      !ts_rt_arg_tensor(c, call, 8, &bo) || !ts_rt_arg_opt_tensor(c, call, 9, &mask) ||
+      !ts_rt_arg_bool(c, call, 10, &need_weights) || !ts_rt_arg_bool(c, call, 11, &average) ||
+      !ts_rt_arg_opt_int(c, call, 12, &mask_type, &has_type))
+    return false;
+  *out = *weights = NULL;
+  if (!tf_check_attn(c, q, E, H, wqkv, bqkv, wo, bo)) return false;
+  for (int i = 0; i < 2; i++) {
+    const ts_rt_tensor *o = i ? v : k;
+    bool same = o->ndim == 3 && o->sizes[0] == q->sizes[0] && o->sizes[1] == q->sizes[1] && o->sizes[2] == q->sizes[2];
+    if (!same) return ts_rt_fail(c, "expected `query`/`key`/`value` shapes to match");
+    if (o->dtype != q->dtype) return ts_rt_fail(c, "expected scalar type %s but found %s",
+                                                ts_dtype_name((ts_dtype)q->dtype), ts_dtype_name((ts_dtype)o->dtype));
+  }
+  ts_dtype dt = (ts_dtype)q->dtype, cd = tf_compute_dtype(c, dt);
+  if (cd == TS_DT_NONE) return false;
+  int64_t B = q->sizes[0], L = q->sizes[1];
+  const tf_nested *nq = tf_nested_of(q);
+  tf_mask mk = {NULL, 0, nq ? nq->len : NULL};
+  ts_rt_tensor *mt = NULL;
+  if (!tf_prep_mask(c, mask, has_type, mask_type, B, H, L, &mt, &mk)) return false;
+  ts_rt_tensor *tmp[8] = {mt, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+  ts_rt_tensor *probs = NULL, *res = NULL;
+  bool ok = false;
+  if (B == 0 || L == 0) {
+    /* PyTorch returns no weights for an empty batch or sequence. */
+    int64_t s[3] = {B, L, E};
+    res = ts_rt_tensor_new(c, dt, 3, s, true);
+    if (res) {
+      *out = res;
+      ok = true;
+    }
+    goto done;
+  }
+  ts_rt_tensor *ins[7] = {q, k, v, wqkv, bqkv, wo, bo};
+  for (int i = 0; i < 7; i++) {
+    /* Self-attention (the same tensor thrice) is one GEMM, as in PyTorch. */
+    if ((i == 1 && k == q) || (i == 2 && v == q)) continue;
+    if (!(tmp[1 + i] = tf_prep(c, ins[i], cd))) goto done;
+  }
+  const void *xq = ts_rt_tensor_data(tmp[1]);
+  const void *xk = k == q ? xq : ts_rt_tensor_data(tmp[2]);
+  const void *xv = v == q ? xq : ts_rt_tensor_data(tmp[3]);
+  tf_attn p = {cd == TS_DT_FLOAT64, B, L, E, H, ts_rt_tensor_data(tmp[4]), ts_rt_tensor_data(tmp[5]),
+               ts_rt_tensor_data(tmp[6]), ts_rt_tensor_data(tmp[7])};
+  int64_t s[3] = {B, L, E};
+  res = nq ? tf_nested_new(c, cd, B, L, E, nq->len) : ts_rt_tensor_new(c, cd, 3, s, false);
+  if (!res || !tf_attention(c, &p, xq, xk, xv, &mk, ts_rt_tensor_data(res), &probs)) goto done;
+  if (nq) tf_zero_padding(p.f64, ts_rt_tensor_data(res), B, L, E, nq->len);
+  if (need_weights) {
+    if (average) {
+      int64_t ws[3] = {B, L, L};
+      ts_rt_tensor *avg = ts_rt_tensor_new(c, cd, 3, ws, false);
+      if (!avg) goto done;
+      if (p.f64) tf_avg_heads_f64(ts_rt_tensor_data(avg), ts_rt_tensor_data(probs), B, H, L);
+      else tf_avg_heads_f32(ts_rt_tensor_data(avg), ts_rt_tensor_data(probs), B, H, L);
+      ts_rt_tensor_release(probs);
+      probs = avg;
+    }
+    if (!(probs = tf_finish(c, probs, dt))) goto done;
+    *weights = probs;
+    probs = NULL;
+  }
+  if (nq && dt != cd) {
+    /* Keep the nested marker through the conversion back. */
+    ts_rt_tensor *r = tf_nested_new(c, dt, B, L, E, nq->len);
+    if (!r || !ts_rt_tensor_copy_(c, r, res)) {
+      if (r) ts_rt_tensor_release(r);
+      goto done;
+    }
+    ts_rt_tensor_release(res);
+    res = r;
+  } else if (!(res = tf_finish(c, res, dt))) {
+    goto done;
+  }
+  *out = res;
+  res = NULL;
+  ok = true;
+done:
+  tf_release_all(tmp, 8);
+  if (probs) ts_rt_tensor_release(probs);
+  if (res && !ok) ts_rt_tensor_release(res);
+  if (!ok && *weights) {
+    ts_rt_tensor_release(*weights);
+    *weights = NULL;
+  }
+  return ok;
+}
+
+static bool tf_k_mha(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *o = NULL, *w = NULL;
+  if (!tf_mha(c, call, &o, &w)) return false;
+  call->out[0] = ts_iv_tensor(o);
+  call->out[1] = w ? ts_iv_tensor(w) : ts_iv_none();
+  return true;
+}
+
+static bool tf_k_mha_out(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *o0 = NULL, *o1 = NULL, *r = NULL, *w = NULL;
+  if (!ts_rt_arg_tensor(c, call, 13, &o0) || !ts_rt_arg_tensor(c, call, 14, &o1)) return false;
+  if (!tf_mha(c, call, &r, &w)) return false;
+  bool ok = tf_copy_out(c, o0, r) && (!w || tf_copy_out(c, o1, w));
+  ts_rt_tensor_release(r);
+  if (w) ts_rt_tensor_release(w);
+  if (!ok) return false;
+  ts_rt_tensor_retain(o0);
+  ts_rt_tensor_retain(o1);
+  call->out[0] = ts_iv_tensor(o0);
+  call->out[1] = ts_iv_tensor(o1);
+  return true;
+}
+
+/* ------------------------------------------------------------ encoder layer */
+
+/* aten::_transformer_encoder_layer_fwd: self-attention, residual, layer
+ * norm, feed-forward (relu or exact gelu), residual, layer norm; with
+ * norm_first the norms come before each block instead. */
+static bool tf_encoder(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor **result) {
+  ts_rt_tensor *a[18] = {NULL}; /* argument tensors by schema position */
+  int64_t E = 0, H = 0, mask_type = 0;
+  bool use_gelu = false, norm_first = false, has_type = false;
+  double eps = 0;
+  ts_rt_tensor *mask = NULL;
+  static const uint8_t tpos[] = {0, 3, 4, 5, 6, 10, 11, 12, 13, 14, 15, 16, 17};
+  for (size_t i = 0; i < sizeof tpos; i++)
+    if (!ts_rt_arg_tensor(c, call, tpos[i], &a[tpos[i]])) return false;
+  if (!ts_rt_arg_int(c, call, 1, &E) || !ts_rt_arg_int(c, call, 2, &H) || !ts_rt_arg_bool(c, call, 7, &use_gelu) ||
+      !ts_rt_arg_bool(c, call, 8, &norm_first) || !ts_rt_arg_double(c, call, 9, &eps) ||
+      !ts_rt_arg_opt_tensor(c, call, 18, &mask) || !ts_rt_arg_opt_int(c, call, 19, &mask_type, &has_type))
+    return false;
+  ts_rt_tensor *src = a[0];
+  if (!tf_check_attn(c, src, E, H, a[3], a[4], a[5], a[6])) return false;
+  ts_dtype dt = (ts_dtype)src->dtype, cd = tf_compute_dtype(c, dt);
+  if (cd == TS_DT_NONE) return false;
+  if (a[14]->ndim != 2) return ts_rt_fail(c, "expected `ffn_weight_1` to be 2-D");
+  int64_t F = a[14]->sizes[0];
+  if (!tf_check_param(c, a[10], "norm_weight_1", dt, E, -1) || !tf_check_param(c, a[11], "norm_bias_1", dt, E, -1) ||
+      !tf_check_param(c, a[12], "norm_weight_2", dt, E, -1) || !tf_check_param(c, a[13], "norm_bias_2", dt, E, -1) ||
+      !tf_check_param(c, a[14], "ffn_weight_1", dt, F, E) || !tf_check_param(c, a[15], "ffn_bias_1", dt, F, -1) ||
+      !tf_check_param(c, a[16], "ffn_weight_2", dt, E, F) || !tf_check_param(c, a[17], "ffn_bias_2", dt, E, -1) ||
+      !tf_fits_int(c, F))
+    return false;
+  int64_t B = src->sizes[0], L = src->sizes[1], BL = B * L, BLF;
+  if (__builtin_mul_overflow(BL, F, &BLF)) return ts_rt_oom(c);
+  const tf_nested *ns = tf_nested_of(src);
+  tf_mask mk = {NULL, 0, ns ? ns->len : NULL};
+  ts_rt_tensor *mt = NULL;
+  if (!tf_prep_mask(c, mask, has_type, mask_type, B, H, L, &mt, &mk)) return false;
+  /* p[i]: argument i in the compute dtype; w[]: work buffers. */
+  ts_rt_tensor *p[18] = {NULL}, *w[4] = {NULL};
+  bool ok = false, f64 = cd == TS_DT_FLOAT64;
+  for (int i = 0; i < 18; i++)
+    if (a[i] && !(p[i] = tf_prep(c, a[i], cd))) goto done;
+  int64_t s3[3] = {B, L, E}, sf[2] = {BL, F}, se[2] = {BL, E};
+  /* w[0]: result (nested when src is); w[1]: normed input; w[2]: ffn hidden; w[3]: residual copy. */
+  w[0] = ns ? tf_nested_new(c, cd, B, L, E, ns->len) : ts_rt_tensor_new(c, cd, 3, s3, false);
+  if (!w[0] || !(w[1] = ts_rt_tensor_new(c, cd, 2, se, false)) || !(w[2] = ts_rt_tensor_new(c, cd, 2, sf, false)) ||
+      !(w[3] = ts_rt_tensor_new(c, cd, 2, se, false)))
+    goto done;
+  if (BL > 0) {
+    void *x = ts_rt_tensor_data(p[0]), *res = ts_rt_tensor_data(w[0]), *xn = ts_rt_tensor_data(w[1]);
+    void *hid = ts_rt_tensor_data(w[2]), *pre = ts_rt_tensor_data(w[3]);
+    size_t es = f64 ? 8 : 4;
+#define TF_D(i) ts_rt_tensor_data(p[i])
+#define TF_LN(o, in, wi, bi)                                                               \
+  (f64 ? tf_layer_norm_f64((o), (in), BL, E, TF_D(wi), TF_D(bi), eps)                      \
+       : tf_layer_norm_f32((o), (in), BL, E, TF_D(wi), TF_D(bi), eps))
+    const void *ain = x;
+    if (norm_first) {
+      TF_LN(xn, x, 10, 11);
+      ain = xn;
+    }
+    tf_attn at = {f64, B, L, E, H, TF_D(3), TF_D(4), TF_D(5), TF_D(6)};
+    if (!tf_attention(c, &at, ain, ain, ain, &mk, res, NULL)) goto done;
+    if (f64) tf_add_f64(res, x, BL * E);
+    else tf_add_f32(res, x, BL * E);
+    if (!norm_first) TF_LN(res, res, 10, 11);
+    memcpy(pre, res, (size_t)(BL * E) * es);
+    const void *fin = res;
+    if (norm_first) {
+      TF_LN(xn, res, 12, 13);
+      fin = xn;
+    }
+    tf_gemm(f64, true, BL, F, E, fin, E, TF_D(14), E, TF_D(15), hid, F);
+    if (f64) tf_act_f64(hid, BLF, use_gelu);
+    else tf_act_f32(hid, BLF, use_gelu);
+    tf_gemm(f64, true, BL, E, F, hid, F, TF_D(16), F, TF_D(17), res, E);
+    if (f64) tf_add_f64(res, pre, BL * E);
+    else tf_add_f32(res, pre, BL * E);
+    if (!norm_first) TF_LN(res, res, 12, 13);
+#undef TF_LN
+#undef TF_D
+    if (ns) tf_zero_padding(f64, res, B, L, E, ns->len);
+  }
+  if (ns && dt != cd) {
+    ts_rt_tensor *r = tf_nested_new(c, dt, B, L, E, ns->len);
+    if (!r || !ts_rt_tensor_copy_(c, r, w[0])) {
+      if (r) ts_rt_tensor_release(r);
+      goto done;
+    }
+    *result = r;
+  } else {
+    ts_rt_tensor_retain(w[0]);
+    if (!(*result = tf_finish(c, w[0], dt))) goto done;
+  }
+  ok = true;
+done:
+  tf_release_all(p, 18);
+  tf_release_all(w, 4);
+  if (mt) ts_rt_tensor_release(mt);
+  return ok;
+}
+
+static bool tf_k_encoder(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *r = NULL;
+  if (!tf_encoder(c, call, &r)) return false;
+  call->out[0] = ts_iv_tensor(r);
+  return true;
+}
+
+static bool tf_k_encoder_out(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *o = NULL, *r = NULL;
+  if (!ts_rt_arg_tensor(c, call, 20, &o) || !tf_encoder(c, call, &r)) return false;
+  bool ok = tf_copy_out(c, o, r);
+  ts_rt_tensor_release(r);
+  if (!ok) return false;
+  ts_rt_tensor_retain(o);
+  call->out[0] = ts_iv_tensor(o);
+  return true;
+}
+
+/* ------------------------------------------------------------ nested ops */
+
+/* PyTorch's checks of (t, mask) for the mask-to-nested ops; the lengths
+ * (number of true entries per row) into lens when not NULL, and whether
+ * every row is trues then falses into *aligned. */
+static bool tf_mask_lengths(ts_rt_ctx *c, const ts_rt_tensor *t, const ts_rt_tensor *mask, int64_t *lens,
+                            bool *aligned) {
+  if (mask->dtype != TS_DT_BOOL) {
+    const char *got = ts_dtype_name((ts_dtype)mask->dtype);
+    return ts_rt_fail(c, "Expected mask to be of ScalarType Bool, but got %s instead.", got ? got : "?");
+  }
+  if (mask->ndim != 2) return ts_rt_fail(c, "Padding mask should be 2D");
+  if (t->ndim != 3) return ts_rt_fail(c, "Input should be 3D");
+  if (mask->sizes[0] != t->sizes[0] || mask->sizes[1] != t->sizes[1])
+    return ts_rt_fail(c, "Mask size should match input size");
+  *aligned = true;
+  const uint8_t *m = ts_rt_tensor_data(mask);
+  for (int64_t b = 0; b < mask->sizes[0]; b++) {
+    int64_t n = 0;
+    bool seen_false = false;
+    for (int64_t j = 0; j < mask->sizes[1]; j++) {
+      bool on = m[b * mask->strides[0] + j * mask->strides[1]] != 0;
+      if (on) {
+        n++;
+        if (seen_false) *aligned = false;
+      } else {
+        seen_false = true;
+      }
+    }
+    if (lens) lens[b] = n;
+  }
+  return true;
+}
+
+/* aten::_nested_tensor_from_mask_left_aligned(t, mask) -> bool */
+static bool tf_k_left_aligned(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *t = NULL, *mask = NULL;
+  bool aligned = false;
+  if (!ts_rt_arg_tensor(c, call, 0, &t) || !ts_rt_arg_tensor(c, call, 1, &mask) ||
+      !tf_mask_lengths(c, t, mask, NULL, &aligned))
+    return false;
+  call->out[0] = ts_iv_bool(aligned);
+  return true;
+}
+
+/* aten::_nested_tensor_from_mask(t, mask, mask_check): sequence b is the
+ * first sum(mask[b]) rows of t[b] (PyTorch takes the prefix even when the
+ * mask has gaps and mask_check is off). */
+static bool tf_nested_from_mask(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor **out) {
+  ts_rt_tensor *t = NULL, *mask = NULL;
+  bool check = false, aligned = false;
+  if (!ts_rt_arg_tensor(c, call, 0, &t) || !ts_rt_arg_tensor(c, call, 1, &mask) ||
+      !ts_rt_arg_bool(c, call, 2, &check))
+    return false;
+  if (tf_nested_of(t)) return ts_rt_fail(c, "_nested_tensor_from_mask: the input is already a nested tensor");
+  int64_t B = t->ndim >= 1 ? t->sizes[0] : 0;
+  int64_t *lens = malloc((size_t)(B ? B : 1) * sizeof(int64_t));
+  if (!lens) return ts_rt_oom(c);
+  bool ok = false;
+  if (tf_mask_lengths(c, t, mask, lens, &aligned)) {
+    if (check && !aligned) {
+      ts_rt_fail(c, "Mask must be left-aligned without gaps");
+    } else {
+      ts_rt_tensor *r = tf_nested_new(c, (ts_dtype)t->dtype, B, t->sizes[1], t->sizes[2], lens);
+      if (r && ts_rt_tensor_copy_(c, r, t)) {
+        size_t es = ts_dtype_size((ts_dtype)t->dtype);
+        int64_t L = t->sizes[1], E = t->sizes[2];
+        for (int64_t b = 0; b < B; b++)
+          if (lens[b] < L && E > 0)
+            memset((char *)ts_rt_tensor_data(r) + (size_t)((b * L + lens[b]) * E) * es, 0,
+                   (size_t)((L - lens[b]) * E) * es);
+        *out = r;
+        ok = true;
+      } else if (r) {
+        ts_rt_tensor_release(r);
+      }
+    }
+  }
+  free(lens);
+  return ok;
+}
+
+static bool tf_k_nested_from_mask(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *r = NULL;
+  if (!tf_nested_from_mask(c, call, &r)) return false;
+  call->out[0] = ts_iv_tensor(r);
+  return true;
+}
+
+/* aten::to_padded_tensor(self, padding, output_size): the padded dense
+ * tensor, [B, longest sequence, E] or output_size (no truncation). */
+static bool tf_k_to_padded(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *t = NULL;
+  double padding = 0;
+  if (!ts_rt_arg_tensor(c, call, 0, &t) || !ts_rt_arg_double(c, call, 1, &padding)) return false;
+  const tf_nested *n = tf_nested_of(t);
+  if (!n)
+    return ts_rt_fail(c, "Could not run 'aten::to_padded_tensor' with arguments from the 'CPU' backend: "
+                         "it takes a nested tensor");
+  int64_t B = t->sizes[0], L = t->sizes[1], E = t->sizes[2], maxlen = 0;
+  for (int64_t b = 0; b < B; b++)
+    if (n->len[b] > maxlen) maxlen = n->len[b];
+  int64_t sizes[3] = {B, maxlen, E};
+  if (call->in[2].tag != TS_IV_NONE) {
+    int64_t os[TS_RT_MAX_DIMS];
+    uint32_t no = 0;
+    if (!ts_rt_arg_ints(c, call, 2, os, TS_RT_MAX_DIMS, &no, 0)) return false;
+    if (no != 3)
+      return ts_rt_fail(c, "Length of output_size does not match NestedTensor dims. Broadcasting is not supported.");
+    for (int i = 0; i < 3; i++) {
+      if (os[i] < sizes[i])
+        return ts_rt_fail(c, "Value in output_size is less than NestedTensor padded size. "
+                             "Truncation is not supported.");
+      sizes[i] = os[i];
+    }
+  }
+  ts_rt_tensor *r = ts_rt_tensor_new(c, (ts_dtype)t->dtype, 3, sizes, false);
+  if (!r) return false;
+  ts_rt_tensor *pad = ts_rt_tensor_scalar(c, TS_DT_FLOAT64, padding, 0);
+  bool ok = pad && ts_rt_tensor_copy_(c, r, pad);
+  if (pad) ts_rt_tensor_release(pad);
+  for (int64_t b = 0; ok && b < B; b++) {
+    if (n->len[b] == 0 || E == 0) continue;
+    /* r[b, :len, :E] = t[b, :len, :] */
+    int64_t vs[2] = {n->len[b], E}, rst[2] = {r->strides[1], r->strides[2]}, tst[2] = {E, 1};
+    ts_rt_tensor *dst = ts_rt_tensor_view(c, r, b * r->strides[0], 2, vs, rst);
+    ts_rt_tensor *src = ts_rt_tensor_view(c, t, b * L * E, 2, vs, tst);
+    ok = dst && src && ts_rt_tensor_copy_(c, dst, src);
+    if (dst) ts_rt_tensor_release(dst);
+    if (src) ts_rt_tensor_release(src);
+  }
+  if (!ok) {
+    ts_rt_tensor_release(r);
+    return false;
+  }
+  call->out[0] = ts_iv_tensor(r);
+  return true;
+}
+
 const ts_rt_kernel_def ts_rt_kernels_transformer[] = {
+    {"aten::_native_multi_head_attention", tf_k_mha},
+    {"aten::_native_multi_head_attention.out", tf_k_mha_out},
+    {"aten::_transformer_encoder_layer_fwd", tf_k_encoder},
+    {"aten::_transformer_encoder_layer_fwd.out", tf_k_encoder_out},
+    {"aten::_nested_tensor_from_mask", tf_k_nested_from_mask},
+    {"aten::_nested_tensor_from_mask_left_aligned", tf_k_left_aligned},
+    {"aten::to_padded_tensor", tf_k_to_padded},
     {NULL, NULL},
 };

@@ -1,0 +1,208 @@
+/* runtime/context.c: a run's state (the first error, the thread budget) and
+ * ts_rt_parallel_for over a small persistent pthread pool. */
+#include <cblas.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+/* A job the pool runs: [0, n) cut into nchunks nearly equal chunks. */
+typedef struct ts_ctx_job {
+  ts_rt_range_fn fn;
+  void *arg;
+  int64_t n;
+  int64_t nchunks;
+  atomic_llong next; /* the next chunk to take */
+} ts_ctx_job;
+
+struct ts_rt_pool {
+  pthread_mutex_t mu;
+  pthread_cond_t work; /* a new job, or shutdown */
+  pthread_cond_t done; /* the last worker left the job */
+  pthread_t *threads;
+  int nthreads;      /* workers started */
+  int want;          /* workers asked for */
+  uint64_t gen;      /* bumped for each job */
+  int busy;          /* workers still inside the current job */
+  bool stop;
+  ts_ctx_job *job;
+};
+
+/* Set while a thread runs chunks, so that nested parallel_for calls run
+ * serially instead of waiting on a pool that is busy with their parent. */
+static _Thread_local bool ts_ctx_in_parallel;
+
+/* Takes chunks of `job` until none are left. */
+static void ts_ctx_run_chunks(ts_ctx_job *job) {
+  for (;;) {
+    long long k = atomic_fetch_add(&job->next, 1);
+    if (k >= job->nchunks)
+      return;
+    /* The first n % nchunks chunks are one longer. */
+    int64_t q = job->n / job->nchunks, r = job->n % job->nchunks;
+    int64_t b = k * q + (k < r ? k : r);
+    int64_t e = b + q + (k < r ? 1 : 0);
+    if (b < e)
+      job->fn(job->arg, b, e);
+  }
+}
+
+static void *ts_ctx_worker(void *p) {
+  ts_rt_pool *pool = p;
+  uint64_t seen = 0;
+  ts_ctx_in_parallel = true;
+  pthread_mutex_lock(&pool->mu);
+  for (;;) {
+    while (!pool->stop && pool->gen == seen)
+      pthread_cond_wait(&pool->work, &pool->mu);
+    if (pool->stop)
+      break;
+    seen = pool->gen;
+    ts_ctx_job *job = pool->job;
+    pthread_mutex_unlock(&pool->mu);
+    ts_ctx_run_chunks(job);
+    pthread_mutex_lock(&pool->mu);
+    if (--pool->busy == 0)
+      pthread_cond_signal(&pool->done);
+  }
+  pthread_mutex_unlock(&pool->mu);
+  return NULL;
+}
+
+static void ts_ctx_pool_free(ts_rt_pool *pool) {
+  if (!pool)
+    return;
+  pthread_mutex_lock(&pool->mu);
+  pool->stop = true;
+  pthread_cond_broadcast(&pool->work);
+  pthread_mutex_unlock(&pool->mu);
+  for (int i = 0; i < pool->nthreads; i++)
+    pthread_join(pool->threads[i], NULL);
+  pthread_cond_destroy(&pool->work);
+  pthread_cond_destroy(&pool->done);
+  pthread_mutex_destroy(&pool->mu);
+  free(pool->threads);
+  free(pool);
+}
+
+/* A pool of `nworkers` threads; NULL if not even one could be started (the
+ * caller then runs serially). */
+static ts_rt_pool *ts_ctx_pool_new(int nworkers) {
+  ts_rt_pool *pool = calloc(1, sizeof *pool);
+  if (!pool)
+    return NULL;
+  pool->threads = calloc((size_t)nworkers, sizeof *pool->threads);
+  if (!pool->threads) {
+    free(pool);
+    return NULL;
+  }
+  pool->want = nworkers;
+  pthread_mutex_init(&pool->mu, NULL);
+  pthread_cond_init(&pool->work, NULL);
+  pthread_cond_init(&pool->done, NULL);
+  for (int i = 0; i < nworkers; i++) {
+    if (pthread_create(&pool->threads[i], NULL, ts_ctx_worker, pool) != 0)
+      break;
+    pool->nthreads++;
+  }
+  if (pool->nthreads == 0) {
+    ts_ctx_pool_free(pool);
+    return NULL;
+  }
+  return pool;
+}
+
+void ts_rt_ctx_init(ts_rt_ctx *c, int nthreads) {
+  memset(c, 0, sizeof *c);
+  if (nthreads <= 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    nthreads = n > 0 ? (n > 1024 ? 1024 : (int)n) : 1;
+  }
+  c->nthreads = nthreads;
+  openblas_set_num_threads(nthreads);
+}
+
+void ts_rt_ctx_free(ts_rt_ctx *c) {
+  ts_ctx_pool_free(c->pool);
+  c->pool = NULL;
+  ts_buf_free(&c->err);
+  ts_buf_free(&c->out);
+  c->failed = false;
+  c->exc_class = NULL;
+}
+
+bool ts_rt_fail(ts_rt_ctx *c, const char *fmt, ...) {
+  if (!c || c->failed)
+    return false;
+  c->failed = true;
+  c->err.len = 0;
+  if (c->err.data)
+    c->err.data[0] = 0;
+  va_list ap;
+  va_start(ap, fmt);
+  ts_buf_vprintf(&c->err, fmt, ap);
+  va_end(ap);
+  while (c->err.len && c->err.data[c->err.len - 1] == '\n')
+    c->err.data[--c->err.len] = 0;
+  return false;
+}
+
+void ts_rt_clear_error(ts_rt_ctx *c) {
+  c->failed = false;
+  c->exc_class = NULL;
+  c->err.len = 0;
+  c->err.failed = false;
+  if (c->err.data)
+    c->err.data[0] = 0;
+}
+
+bool ts_rt_oom(ts_rt_ctx *c) { return ts_rt_fail(c, "out of memory"); }
+
+void ts_rt_parallel_for(ts_rt_ctx *c, int64_t n, int64_t grain, ts_rt_range_fn fn, void *arg) {
+  if (n <= 0)
+    return;
+  if (grain < 1)
+    grain = 1;
+  int nthreads = c ? c->nthreads : 1;
+  if (nthreads <= 1 || n / 2 < grain || ts_ctx_in_parallel) {
+    fn(arg, 0, n);
+    return;
+  }
+  /* The thread count may have been changed since the pool was made. */
+  if (c->pool && c->pool->want != nthreads - 1) {
+    ts_ctx_pool_free(c->pool);
+    c->pool = NULL;
+  }
+  if (!c->pool)
+    c->pool = ts_ctx_pool_new(nthreads - 1);
+  ts_rt_pool *pool = c->pool;
+  if (!pool) {
+    fn(arg, 0, n);
+    return;
+  }
+  int64_t nchunks = n / grain;
+  int64_t maxchunks = (int64_t)pool->nthreads + 1;
+  if (nchunks > maxchunks)
+    nchunks = maxchunks;
+  ts_ctx_job job = {.fn = fn, .arg = arg, .n = n, .nchunks = nchunks};
+  atomic_init(&job.next, 0);
+  pthread_mutex_lock(&pool->mu);
+  pool->job = &job;
+  pool->busy = pool->nthreads;
+  pool->gen++;
+  pthread_cond_broadcast(&pool->work);
+  pthread_mutex_unlock(&pool->mu);
+  ts_ctx_in_parallel = true;
+  ts_ctx_run_chunks(&job);
+  ts_ctx_in_parallel = false;
+  /* Every worker must leave the job before it goes out of scope. */
+  pthread_mutex_lock(&pool->mu);
+  while (pool->busy > 0)
+    pthread_cond_wait(&pool->done, &pool->mu);
+  pool->job = NULL;
+  pthread_mutex_unlock(&pool->mu);
+}

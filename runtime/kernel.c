@@ -1,0 +1,157 @@
+/* runtime/kernel.c: the kernel registry. Every kernels file exports one
+ * table; ts_rt_kernels_init binds each entry to its schema of the op table
+ * once, and ts_rt_kernel_for finds a schema's kernel through a hash of the
+ * schema's address. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+
+extern const ts_rt_kernel_def ts_rt_kernels_pointwise[];
+extern const ts_rt_kernel_def ts_rt_kernels_reduce[];
+extern const ts_rt_kernel_def ts_rt_kernels_nn[];
+extern const ts_rt_kernel_def ts_rt_kernels_shape[];
+extern const ts_rt_kernel_def ts_rt_kernels_creation[];
+extern const ts_rt_kernel_def ts_rt_kernels_scalar[];
+extern const ts_rt_kernel_def ts_rt_kernels_list[];
+extern const ts_rt_kernel_def ts_rt_kernels_str[];
+extern const ts_rt_kernel_def ts_rt_kernels_dict[];
+extern const ts_rt_kernel_def ts_rt_kernels_prim[];
+extern const ts_rt_kernel_def ts_rt_kernels_rnn[];
+extern const ts_rt_kernel_def ts_rt_kernels_transformer[];
+
+static const ts_rt_kernel_def *const ts_k_tables[] = {
+    ts_rt_kernels_pointwise, ts_rt_kernels_reduce, ts_rt_kernels_nn,   ts_rt_kernels_shape,
+    ts_rt_kernels_creation,  ts_rt_kernels_scalar, ts_rt_kernels_list, ts_rt_kernels_str,
+    ts_rt_kernels_dict,      ts_rt_kernels_prim,   ts_rt_kernels_rnn,  ts_rt_kernels_transformer,
+};
+
+/* One slot of the schema -> kernel hash (open addressing, linear probing). */
+typedef struct ts_k_slot {
+  const ts_schema *schema;
+  const ts_rt_kernel_def *def;
+} ts_k_slot;
+
+static pthread_once_t ts_k_once = PTHREAD_ONCE_INIT;
+static bool ts_k_ok;
+static ts_buf ts_k_errors; /* one message per line, replayed into each caller's diag */
+static ts_k_slot *ts_k_slots;
+static size_t ts_k_cap; /* a power of two; 0 if nothing is bound */
+static const ts_rt_kernel_def **ts_k_all;
+static uint32_t ts_k_nall;
+
+static size_t ts_k_hash(const ts_schema *s) {
+  uintptr_t x = (uintptr_t)s;
+  x ^= x >> 17;
+  x *= (uintptr_t)0x9e3779b97f4a7c15ull;
+  x ^= x >> 29;
+  return (size_t)x;
+}
+
+static ts_k_slot *ts_k_find_slot(const ts_schema *s) {
+  if (!ts_k_cap)
+    return NULL;
+  size_t mask = ts_k_cap - 1;
+  for (size_t i = ts_k_hash(s) & mask;; i = (i + 1) & mask)
+    if (ts_k_slots[i].schema == s || !ts_k_slots[i].schema)
+      return &ts_k_slots[i];
+}
+
+/* The schema an entry's name ("aten::add.Tensor") names, or NULL. */
+static const ts_schema *ts_k_resolve(const char *name) {
+  const char *colons = strstr(name, "::");
+  const char *dot = strchr(colons ? colons + 2 : name, '.');
+  size_t len = dot ? (size_t)(dot - name) : strlen(name);
+  ts_kind k = ts_kind_lookup(name, len);
+  if (k == TS_K_OTHER)
+    return NULL;
+  return ts_op_find_overload(k, dot ? dot + 1 : "");
+}
+
+static void ts_k_init_once(void) {
+  ts_diag od = {0};
+  ts_k_ok = ts_ops_init(&od);
+  if (!ts_k_ok)
+    ts_buf_printf(&ts_k_errors, "the op table does not parse: %s\n", od.text.data ? od.text.data : "");
+  ts_diag_free(&od);
+  size_t n = 0;
+  for (size_t t = 0; t < sizeof ts_k_tables / sizeof ts_k_tables[0]; t++)
+    for (const ts_rt_kernel_def *e = ts_k_tables[t]; e->schema; e++)
+      n++;
+  size_t cap = 16;
+  while (cap < 2 * n)
+    cap *= 2;
+  ts_k_slots = calloc(cap, sizeof *ts_k_slots);
+  ts_k_all = calloc(n ? n : 1, sizeof *ts_k_all);
+  if (!ts_k_slots || !ts_k_all) {
+    free(ts_k_slots);
+    free(ts_k_all);
+    ts_k_slots = NULL;
+    ts_k_all = NULL;
+    ts_k_ok = false;
+    ts_buf_puts(&ts_k_errors, "out of memory\n");
+    return;
+  }
+  ts_k_cap = cap;
+  for (size_t t = 0; t < sizeof ts_k_tables / sizeof ts_k_tables[0]; t++) {
+    for (const ts_rt_kernel_def *e = ts_k_tables[t]; e->schema; e++) {
+      const ts_schema *s = ts_k_resolve(e->schema);
+      if (!s) {
+        ts_buf_printf(&ts_k_errors, "kernel for '%s': no such schema in the op table\n", e->schema);
+        ts_k_ok = false;
+        continue;
+      }
+      if (!e->fn) {
+        ts_buf_printf(&ts_k_errors, "kernel for '%s': no function\n", e->schema);
+        ts_k_ok = false;
+        continue;
+      }
+      ts_k_slot *slot = ts_k_find_slot(s);
+      if (slot->schema) {
+        ts_buf_printf(&ts_k_errors, "two kernels for '%s'\n", e->schema);
+        ts_k_ok = false;
+        continue;
+      }
+      slot->schema = s;
+      slot->def = e;
+      ts_k_all[ts_k_nall++] = e;
+    }
+  }
+}
+
+bool ts_rt_kernels_init(ts_diag *d) {
+  pthread_once(&ts_k_once, ts_k_init_once);
+  if (d && ts_k_errors.data) {
+    const char *p = ts_k_errors.data;
+    while (*p) {
+      const char *nl = strchr(p, '\n');
+      size_t len = nl ? (size_t)(nl - p) : strlen(p);
+      ts_diag_error(d, "%.*s", (int)len, p);
+      p += len + (nl ? 1 : 0);
+    }
+  }
+  return ts_k_ok;
+}
+
+ts_rt_kernel_fn ts_rt_kernel_for(const ts_schema *s) {
+  if (!s)
+    return NULL;
+  pthread_once(&ts_k_once, ts_k_init_once);
+  ts_k_slot *slot = ts_k_find_slot(s);
+  return slot && slot->schema ? slot->def->fn : NULL;
+}
+
+ts_rt_kernel_fn ts_rt_kernel_by_name(const char *schema_name) {
+  if (!schema_name)
+    return NULL;
+  pthread_once(&ts_k_once, ts_k_init_once);
+  return ts_rt_kernel_for(ts_k_resolve(schema_name));
+}
+
+const ts_rt_kernel_def *const *ts_rt_kernels_all(uint32_t *n) {
+  pthread_once(&ts_k_once, ts_k_init_once);
+  if (n)
+    *n = ts_k_nall;
+  return ts_k_all;
+}

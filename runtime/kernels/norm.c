@@ -1,0 +1,391 @@
+/* runtime/kernels/norm.c: batch_norm (running or batch statistics),
+ * instance_norm, group_norm and layer_norm. Statistics are accumulated in
+ * double; the normalisation y = x * scale + shift runs in float (double for
+ * float64). */
+#include <math.h>
+
+#include "nn_util.h"
+
+typedef struct nm_job {
+  const void *x;
+  void *y;
+  const double *scale, *shift; /* per channel (per_n false) or per (n, c) */
+  int64_t C, S;
+  bool per_n;
+  /* statistics: block i starts at x + base(i), nblk runs of len elements
+   * `step` apart */
+  int64_t nblk, len, step;
+  int64_t (*base)(const struct nm_job *j, int64_t i);
+  int64_t bdiv; /* parameter of base() */
+  double *mean, *var; /* per block: mean, biased variance */
+  /* layer norm: per-column weight and bias (NULL: none), rows of S */
+  const void *lw, *lb;
+  double eps;
+} nm_job;
+
+#define NM_DEFINE(T, S_)                                                                                               \
+  static void nm_apply_##S_(void *arg, int64_t b, int64_t e) {                                                        \
+    const nm_job *j = arg;                                                                                            \
+    for (int64_t p = b; p < e; p++) {                                                                                 \
+      int64_t k = j->per_n ? p : p % j->C;                                                                            \
+      T sc = (T)j->scale[k], sh = (T)j->shift[k];                                                                     \
+      const T *x = (const T *)j->x + p * j->S;                                                                        \
+      T *y = (T *)j->y + p * j->S;                                                                                     \
+      for (int64_t s = 0; s < j->S; s++) y[s] = x[s] * sc + sh;                                                       \
+    }                                                                                                                 \
+  }                                                                                                                   \
+  static void nm_stats_##S_(void *arg, int64_t b, int64_t e) {                                                        \
+    const nm_job *j = arg;                                                                                            \
+    for (int64_t i = b; i < e; i++) {                                                                                 \
+      const T *x = (const T *)j->x + j->base(j, i);                                                                   \
+      double s = 0, q = 0, n = (double)(j->nblk * j->len);                                                            \
+      for (int64_t r = 0; r < j->nblk; r++)                                                                           \
+        for (int64_t t = 0; t < j->len; t++) s += (double)x[r * j->step + t];                                         \
+      double m = n > 0 ? s / n : NAN;                                                                                 \
+      for (int64_t r = 0; r < j->nblk; r++)                                                                           \
+        for (int64_t t = 0; t < j->len; t++) {                                                                        \
+          double d = (double)x[r * j->step + t] - m;                                                                  \
+          q += d * d;                                                                                                 \
+        }                                                                                                             \
+      j->mean[i] = m;                                                                                                 \
+      j->var[i] = n > 0 ? q / n : NAN;                                                                                \
+    }                                                                                                                 \
+  }                                                                                                                   \
+  /* layer norm rows [b, e) of length S */                                                                            \
+  static void nm_layer_##S_(void *arg, int64_t b, int64_t e) {                                                        \
+    const nm_job *j = arg;                                                                                            \
+    for (int64_t r = b; r < e; r++) {                                                                                 \
+      const T *x = (const T *)j->x + r * j->S;                                                                        \
+      T *y = (T *)j->y + r * j->S;                                                                                    \
+      double s = 0, q = 0;                                                                                            \
+      for (int64_t t = 0; t < j->S; t++) s += (double)x[t];                                                           \
+      double m = s / (double)j->S;                                                                                    \
+      for (int64_t t = 0; t < j->S; t++) q += ((double)x[t] - m) * ((double)x[t] - m);                                \
+      T rstd = (T)(1.0 / sqrt(q / (double)j->S + j->eps)), mm = (T)m;                                                 \
+      const T *w = j->lw, *bb = j->lb;                                                                                \
+      for (int64_t t = 0; t < j->S; t++) {                                                                            \
+        T v = (x[t] - mm) * rstd;                                                                                     \
+        if (w) v *= w[t];                                                                                             \
+        if (bb) v += bb[t];                                                                                           \
+        y[t] = v;                                                                                                     \
+      }                                                                                                               \
+    }                                                                                                                 \
+  }
+
+NM_DEFINE(float, f32)
+NM_DEFINE(double, f64)
+
+/* Block bases: per channel across the batch (batch norm), or contiguous
+ * blocks of bdiv elements (instance / group norm). */
+static int64_t nm_base_channel(const nm_job *j, int64_t i) { return i * j->S; }
+static int64_t nm_base_block(const nm_job *j, int64_t i) { return i * j->bdiv; }
+
+/* Loads a per-channel vector (C elements, any dtype and strides) into
+ * double; NULL t gives `dflt`. */
+static bool nm_load_vec(ts_rt_ctx *c, const ts_rt_tensor *t, int64_t C, double dflt, const char *name, double *out) {
+  if (!t) {
+    for (int64_t i = 0; i < C; i++) out[i] = dflt;
+    return true;
+  }
+  int64_t n = ts_rt_tensor_numel(t);
+  if (n != C) return ts_rt_fail(c, "%s should contain %lld elements not %lld", name, (long long)C, (long long)n);
+  ts_rt_tensor *tc = ts_rt_tensor_contiguous(c, (ts_rt_tensor *)t);
+  if (!tc) return false;
+  size_t es = ts_dtype_size((ts_dtype)t->dtype);
+  for (int64_t i = 0; i < C; i++)
+    out[i] = ts_rt_load_f64((const char *)ts_rt_tensor_data(tc) + (size_t)i * es, (ts_dtype)t->dtype);
+  ts_rt_tensor_release(tc);
+  return true;
+}
+
+/* Writes back a running statistic: r = (1 - m) * r + m * v. */
+static bool nm_update_running(ts_rt_ctx *c, ts_rt_tensor *r, const double *v, int64_t C, double momentum) {
+  ts_rt_tensor *tmp = ts_rt_tensor_new(c, TS_DT_FLOAT64, 1, &C, false);
+  if (!tmp) return false;
+  double *d = ts_rt_tensor_data(tmp);
+  size_t es = ts_dtype_size((ts_dtype)r->dtype);
+  for (int64_t i = 0; i < C; i++) {
+    double old =
+        ts_rt_load_f64((const char *)ts_rt_tensor_data(r) + i * r->strides[0] * (int64_t)es, (ts_dtype)r->dtype);
+    d[i] = (1 - momentum) * old + momentum * v[i];
+  }
+  ts_rt_tensor *shaped = ts_rt_reshape(c, tmp, r->ndim, r->sizes);
+  bool ok = shaped && ts_rt_tensor_copy_(c, r, shaped);
+  if (shaped) ts_rt_tensor_release(shaped);
+  ts_rt_tensor_release(tmp);
+  return ok;
+}
+
+/* y = x * scale[k] + shift[k] over (N, C, S) planes of x. */
+static ts_rt_tensor *nm_apply(ts_rt_ctx *c, const ts_rt_tensor *x, const double *scale, const double *shift, int64_t C,
+                              int64_t S, bool per_n) {
+  ts_dtype dt = (ts_dtype)x->dtype, wdt = nnu_work_dtype(dt);
+  ts_rt_tensor *xc = nnu_contig_as(c, x, wdt);
+  if (!xc) return NULL;
+  ts_rt_tensor *y = ts_rt_tensor_new(c, wdt, x->ndim, x->sizes, false);
+  if (y) {
+    nm_job j = {0};
+    j.x = ts_rt_tensor_data(xc), j.y = ts_rt_tensor_data(y), j.scale = scale, j.shift = shift;
+    j.C = C, j.S = S, j.per_n = per_n;
+    int64_t planes = S ? ts_rt_tensor_numel(x) / S : 0;
+    ts_rt_parallel_for(c, planes, 32768 / (S ? S : 1) + 1, wdt == TS_DT_FLOAT64 ? nm_apply_f64 : nm_apply_f32, &j);
+  }
+  ts_rt_tensor_release(xc);
+  return nnu_cast_owned(c, y, dt);
+}
+
+/* Statistics of `nstat` blocks of contiguous work-dtype data. */
+static bool nm_stats(ts_rt_ctx *c, const ts_rt_tensor *x, nm_job *j, int64_t nstat) {
+  ts_dtype wdt = nnu_work_dtype((ts_dtype)x->dtype);
+  ts_rt_tensor *xc = nnu_contig_as(c, x, wdt);
+  if (!xc) return false;
+  j->x = ts_rt_tensor_data(xc);
+  int64_t work = j->nblk * j->len;
+  ts_rt_parallel_for(c, nstat, 32768 / (work ? work : 1) + 1, wdt == TS_DT_FLOAT64 ? nm_stats_f64 : nm_stats_f32, j);
+  ts_rt_tensor_release(xc);
+  return true;
+}
+
+static bool nm_float_only(ts_rt_ctx *c, const char *op, ts_dtype dt) {
+  if (dt == TS_DT_FLOAT32 || dt == TS_DT_FLOAT64 || dt == TS_DT_BFLOAT16) return true;
+  return nnu_not_impl(c, op, dt);
+}
+
+/* Batch norm over x [N, C, *]: with batch statistics (updating the running
+ * ones when given) or with the running statistics. */
+static ts_rt_tensor *nm_batch_norm(ts_rt_ctx *c, const ts_rt_tensor *x, const ts_rt_tensor *w, const ts_rt_tensor *b,
+                                   ts_rt_tensor *rm, ts_rt_tensor *rv, bool training, double momentum, double eps) {
+  if (x->ndim < 2) {
+    char sh[256];
+    nnu_shape_str(sh, sizeof sh, x->ndim, x->sizes);
+    return ts_rt_fail(c, "batch_norm: expected at least 2-d input, got %s", sh), NULL;
+  }
+  if (!nm_float_only(c, "batch_norm", (ts_dtype)x->dtype)) return NULL;
+  int64_t N = x->sizes[0], C = x->sizes[1], S = 1;
+  for (int32_t i = 2; i < x->ndim; i++) S *= x->sizes[i];
+  if (!training && (!rm || !rv))
+    return ts_rt_fail(c, "running_mean and running_var must be defined in evaluation mode"), NULL;
+  double *buf = malloc((size_t)(C ? C : 1) * 6 * sizeof(double));
+  if (!buf) return ts_rt_oom(c), NULL;
+  double *wv = buf, *bv = buf + C, *mean = buf + 2 * C, *var = buf + 3 * C, *scale = buf + 4 * C, *shift = buf + 5 * C;
+  ts_rt_tensor *y = NULL;
+  if (!nm_load_vec(c, w, C, 1, "weight", wv) || !nm_load_vec(c, b, C, 0, "bias", bv)) goto done;
+  if (training) {
+    if (rm && ts_rt_tensor_numel(rm) != C) {
+      ts_rt_fail(c, "running_mean should contain %lld elements not %lld", (long long)C,
+                 (long long)ts_rt_tensor_numel(rm));
+      goto done;
+    }
+    if (rv && ts_rt_tensor_numel(rv) != C) {
+      ts_rt_fail(c, "running_var should contain %lld elements not %lld", (long long)C,
+                 (long long)ts_rt_tensor_numel(rv));
+      goto done;
+    }
+    nm_job j = {0};
+    j.S = S, j.nblk = N, j.len = S, j.step = C * S, j.base = nm_base_channel, j.mean = mean, j.var = var;
+    if (!nm_stats(c, x, &j, C)) goto done;
+    int64_t n = N * S;
+    if (rm && !nm_update_running(c, rm, mean, C, momentum)) goto done;
+    if (rv) {
+      for (int64_t i = 0; i < C; i++) scale[i] = n > 1 ? var[i] * (double)n / (double)(n - 1) : NAN;
+      if (!nm_update_running(c, rv, scale, C, momentum)) goto done;
+    }
+  } else {
+    if (!nm_load_vec(c, rm, C, 0, "running_mean", mean) || !nm_load_vec(c, rv, C, 1, "running_var", var)) goto done;
+  }
+  for (int64_t i = 0; i < C; i++) {
+    double r = 1.0 / sqrt(var[i] + eps);
+    scale[i] = wv[i] * r;
+    shift[i] = bv[i] - mean[i] * wv[i] * r;
+  }
+  y = nm_apply(c, x, scale, shift, C, S, false);
+done:
+  free(buf);
+  return y;
+}
+
+bool ts_rt_k_batch_norm(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *x = NULL, *w = NULL, *b = NULL, *rm = NULL, *rv = NULL;
+  bool training = false;
+  double momentum = 0, eps = 0;
+  if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_opt_tensor(c, call, 1, &w) ||
+      !ts_rt_arg_opt_tensor(c, call, 2, &b) || !ts_rt_arg_opt_tensor(c, call, 3, &rm) ||
+      !ts_rt_arg_opt_tensor(c, call, 4, &rv) || !ts_rt_arg_bool(c, call, 5, &training) ||
+      !ts_rt_arg_double(c, call, 6, &momentum) || !ts_rt_arg_double(c, call, 7, &eps))
+    return false;
+  return nnu_ret(call, nm_batch_norm(c, x, w, b, rm, rv, training, momentum, eps));
+}
+
+/* Normalises blocks of x [N, C, *]: `groups` groups of channels per
+ * sample (instance norm: groups == C), then the per-channel affine. Also
+ * gives the per-block mean and biased variance when asked. */
+static ts_rt_tensor *nm_group_norm(ts_rt_ctx *c, const ts_rt_tensor *x, int64_t groups, const ts_rt_tensor *w,
+                                   const ts_rt_tensor *b, double eps, double *out_mean, double *out_var) {
+  int64_t N = x->sizes[0], C = x->sizes[1], S = 1;
+  for (int32_t i = 2; i < x->ndim; i++) S *= x->sizes[i];
+  int64_t Cg = C / groups, nst = N * groups;
+  double *buf = malloc((size_t)(2 * C + 2 * nst + 2 * N * C + 1) * sizeof(double));
+  if (!buf) return ts_rt_oom(c), NULL;
+  double *wv = buf, *bv = wv + C, *mean = bv + C, *var = mean + nst, *scale = var + nst, *shift = scale + N * C;
+  ts_rt_tensor *y = NULL;
+  if (!nm_load_vec(c, w, C, 1, "weight", wv) || !nm_load_vec(c, b, C, 0, "bias", bv)) goto done;
+  nm_job j = {0};
+  j.S = S, j.nblk = 1, j.len = Cg * S, j.step = 0, j.base = nm_base_block, j.bdiv = Cg * S, j.mean = mean, j.var = var;
+  if (!nm_stats(c, x, &j, nst)) goto done;
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t ch = 0; ch < C; ch++) {
+      int64_t k = n * groups + ch / (Cg ? Cg : 1);
+      double r = 1.0 / sqrt(var[k] + eps);
+      scale[n * C + ch] = wv[ch] * r;
+      shift[n * C + ch] = bv[ch] - mean[k] * wv[ch] * r;
+    }
+  if (out_mean) memcpy(out_mean, mean, (size_t)nst * sizeof(double));
+  if (out_var) memcpy(out_var, var, (size_t)nst * sizeof(double));
+  y = nm_apply(c, x, scale, shift, C, S, true);
+done:
+  free(buf);
+  return y;
+}
+
+bool ts_rt_k_group_norm(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *x = NULL, *w = NULL, *b = NULL;
+  int64_t G = 0;
+  double eps = 0;
+  if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_int(c, call, 1, &G) || !ts_rt_arg_opt_tensor(c, call, 2, &w) ||
+      !ts_rt_arg_opt_tensor(c, call, 3, &b) || !ts_rt_arg_double(c, call, 4, &eps))
+    return false;
+  char sh[256];
+  nnu_shape_str(sh, sizeof sh, x->ndim, x->sizes);
+  if (x->ndim < 2)
+    return ts_rt_fail(c, "Expected at least 2 dimensions for input tensor but received %d", (int)x->ndim);
+  if (G <= 0 || x->sizes[1] % G)
+    return ts_rt_fail(c,
+                      "Expected number of channels in input to be divisible by num_groups, but got input of shape %s "
+                      "and num_groups=%lld",
+                      sh, (long long)G);
+  if (w && (w->ndim != 1 || w->sizes[0] != x->sizes[1]))
+    return ts_rt_fail(c, "Expected weight to be a vector of size equal to the number of channels in input, but got "
+                         "weight of shape [%lld] and input of shape %s",
+                      (long long)ts_rt_tensor_numel(w), sh);
+  if (b && (b->ndim != 1 || b->sizes[0] != x->sizes[1]))
+    return ts_rt_fail(c, "Expected bias to be a vector of size equal to the number of channels in input, but got bias "
+                         "of shape [%lld] and input of shape %s",
+                      (long long)ts_rt_tensor_numel(b), sh);
+  if (!nm_float_only(c, "GroupNormKernelImpl", (ts_dtype)x->dtype)) return false;
+  return nnu_ret(call, nm_group_norm(c, x, G, w, b, eps, NULL, NULL));
+}
+
+bool ts_rt_k_instance_norm(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *x = NULL, *w = NULL, *b = NULL, *rm = NULL, *rv = NULL;
+  bool use_input_stats = false;
+  double momentum = 0, eps = 0;
+  if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_opt_tensor(c, call, 1, &w) ||
+      !ts_rt_arg_opt_tensor(c, call, 2, &b) || !ts_rt_arg_opt_tensor(c, call, 3, &rm) ||
+      !ts_rt_arg_opt_tensor(c, call, 4, &rv) || !ts_rt_arg_bool(c, call, 5, &use_input_stats) ||
+      !ts_rt_arg_double(c, call, 6, &momentum) || !ts_rt_arg_double(c, call, 7, &eps))
+    return false;
+  if (!use_input_stats && (!rm || !rv))
+    return ts_rt_fail(c, "Expected running_mean and running_var to be defined when use_input_stats is false");
+  if (x->ndim < 2) return ts_rt_fail(c, "instance_norm: expected at least 2-d input");
+  if (!nm_float_only(c, "batch_norm", (ts_dtype)x->dtype)) return false;
+  if (!use_input_stats) return nnu_ret(call, nm_batch_norm(c, x, w, b, rm, rv, false, momentum, eps));
+  int64_t N = x->sizes[0], C = x->sizes[1], S = 1;
+  for (int32_t i = 2; i < x->ndim; i++) S *= x->sizes[i];
+  double *st = NULL;
+  if (rm || rv) {
+    if (!(st = malloc((size_t)(3 * N * C + C + 1) * sizeof(double)))) return ts_rt_oom(c);
+  }
+  ts_rt_tensor *y = nm_group_norm(c, x, C, w, b, eps, st, st ? st + N * C : NULL);
+  if (y && st) {
+    /* running stats take the batch average of the per-instance ones */
+    double *avg = st + 2 * N * C;
+    bool ok = true;
+    for (int pass = 0; pass < 2 && ok; pass++) {
+      ts_rt_tensor *r = pass ? rv : rm;
+      if (!r) continue;
+      for (int64_t ch = 0; ch < C; ch++) {
+        double s = 0;
+        for (int64_t n = 0; n < N; n++) {
+          double v = st[pass * N * C + n * C + ch];
+          if (pass) v = S > 1 ? v * (double)S / (double)(S - 1) : NAN;
+          s += v;
+        }
+        avg[ch] = s / (double)N;
+      }
+      ok = nm_update_running(c, r, avg, C, momentum);
+    }
+    if (!ok) {
+      ts_rt_tensor_release(y);
+      y = NULL;
+    }
+  }
+  free(st);
+  return nnu_ret(call, y);
+}
+
+ts_rt_tensor *ts_rt_layer_norm(ts_rt_ctx *c, const ts_rt_tensor *x, int32_t nnorm, const ts_rt_tensor *weight,
+                               const ts_rt_tensor *bias, double eps) {
+  if (nnorm < 0 || nnorm > x->ndim) return ts_rt_fail(c, "layer_norm: bad normalized_shape"), NULL;
+  if (!nm_float_only(c, "LayerNormKernelImpl", (ts_dtype)x->dtype)) return NULL;
+  int64_t S = 1;
+  for (int32_t i = x->ndim - nnorm; i < x->ndim; i++) S *= x->sizes[i];
+  ts_dtype dt = (ts_dtype)x->dtype, wdt = nnu_work_dtype(dt);
+  if (weight && ts_rt_tensor_numel(weight) != S) return ts_rt_fail(c, "layer_norm: weight has the wrong size"), NULL;
+  if (bias && ts_rt_tensor_numel(bias) != S) return ts_rt_fail(c, "layer_norm: bias has the wrong size"), NULL;
+  ts_rt_tensor *xc = nnu_contig_as(c, x, wdt);
+  ts_rt_tensor *wc = xc && weight ? nnu_contig_as(c, weight, wdt) : NULL;
+  ts_rt_tensor *bc = xc && bias ? nnu_contig_as(c, bias, wdt) : NULL;
+  ts_rt_tensor *y = NULL;
+  if (xc && (!weight || wc) && (!bias || bc)) y = ts_rt_tensor_new(c, wdt, x->ndim, x->sizes, false);
+  if (y) {
+    nm_job j = {0};
+    j.x = ts_rt_tensor_data(xc), j.y = ts_rt_tensor_data(y), j.S = S, j.eps = eps;
+    j.lw = wc ? ts_rt_tensor_data(wc) : NULL, j.lb = bc ? ts_rt_tensor_data(bc) : NULL;
+    int64_t rows = S ? ts_rt_tensor_numel(x) / S : 0;
+    ts_rt_parallel_for(c, rows, 32768 / (S ? S : 1) + 1, wdt == TS_DT_FLOAT64 ? nm_layer_f64 : nm_layer_f32, &j);
+  }
+  if (xc) ts_rt_tensor_release(xc);
+  if (wc) ts_rt_tensor_release(wc);
+  if (bc) ts_rt_tensor_release(bc);
+  return nnu_cast_owned(c, y, dt);
+}
+
+bool ts_rt_k_layer_norm(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *x = NULL, *w = NULL, *b = NULL;
+  int64_t shape[TS_RT_MAX_DIMS];
+  uint32_t ns = 0;
+  double eps = 0;
+  if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_ints(c, call, 1, shape, TS_RT_MAX_DIMS, &ns, 0) ||
+      !ts_rt_arg_opt_tensor(c, call, 2, &w) || !ts_rt_arg_opt_tensor(c, call, 3, &b) ||
+      !ts_rt_arg_double(c, call, 4, &eps))
+    return false;
+  char ns_s[256], xs[256];
+  nnu_shape_str(ns_s, sizeof ns_s, (int32_t)ns, shape);
+  nnu_shape_str(xs, sizeof xs, x->ndim, x->sizes);
+  if (ns == 0) return ts_rt_fail(c, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+                                    "one element, but got normalized_shape = %s",
+                                 ns_s);
+  bool ok = (int32_t)ns <= x->ndim;
+  for (uint32_t i = 0; ok && i < ns; i++) ok = x->sizes[x->ndim - (int32_t)ns + (int32_t)i] == shape[i];
+  if (!ok) {
+    char ss[300];
+    snprintf(ss, sizeof ss, "[*");
+    for (uint32_t i = 0; i < ns; i++) snprintf(ss + strlen(ss), sizeof ss - strlen(ss), ", %lld", (long long)shape[i]);
+    snprintf(ss + strlen(ss), sizeof ss - strlen(ss), "]");
+    return ts_rt_fail(c, "Given normalized_shape=%s, expected input with shape %s, but got input of size%s", ns_s, ss,
+                      xs);
+  }
+  for (int k = 0; k < 2; k++) {
+    const ts_rt_tensor *t = k ? b : w;
+    bool same = t && t->ndim == (int32_t)ns;
+    for (uint32_t i = 0; same && i < ns; i++) same = t->sizes[i] == shape[i];
+    if (t && !same) {
+      char ts_[256];
+      nnu_shape_str(ts_, sizeof ts_, t->ndim, t->sizes);
+      return ts_rt_fail(c, "Expected %s to be of same shape as normalized_shape, but got %s of shape %s and "
+                           "normalized_shape = %s",
+                        k ? "bias" : "weight", k ? "bias" : "weight", ts_, ns_s);
+    }
+  }
+  return nnu_ret(call, ts_rt_layer_norm(c, x, (int32_t)ns, w, b, eps));
+}
