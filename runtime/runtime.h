@@ -137,6 +137,9 @@ double ts_rt_load_f64(const void *p, ts_dtype dt);
 int64_t ts_rt_load_i64(const void *p, ts_dtype dt);
 void ts_rt_store_f64(void *p, ts_dtype dt, double v);
 void ts_rt_store_i64(void *p, ts_dtype dt, int64_t v);
+/* ScalarType names as PyTorch's messages print them ("Float", "Long",
+ * "BFloat16"); "Undefined" outside the table. */
+const char *ts_rt_dtype_name(ts_dtype dt);
 bool ts_rt_dtype_is_float(ts_dtype dt);   /* float16/32/64, bfloat16 */
 bool ts_rt_dtype_is_integral(ts_dtype dt, bool include_bool);
 /* Whether the runtime can hold tensors of this dtype (the ten of the issue:

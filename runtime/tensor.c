@@ -152,6 +152,11 @@ void ts_rt_store_i64(void *p, ts_dtype dt, int64_t v) {
   }
 }
 
+const char *ts_rt_dtype_name(ts_dtype dt) {
+  const char *n = ts_dtype_name(dt);
+  return n ? n : "Undefined";
+}
+
 bool ts_rt_dtype_is_float(ts_dtype dt) {
   return dt == TS_DT_FLOAT32 || dt == TS_DT_FLOAT64 || dt == TS_DT_FLOAT16 || dt == TS_DT_BFLOAT16;
 }

@@ -236,7 +236,7 @@ static ts_rt_tensor *cv_conv(ts_rt_ctx *c, const ts_rt_tensor *x, const ts_rt_te
   }
   ts_dtype dt = (ts_dtype)x->dtype;
   if (w->dtype != dt)
-    return ts_rt_fail(c, "expected scalar type %s but found %s", nnu_type_name(dt), nnu_type_name((ts_dtype)w->dtype)),
+    return ts_rt_fail(c, "expected scalar type %s but found %s", ts_rt_dtype_name(dt), ts_rt_dtype_name((ts_dtype)w->dtype)),
            NULL;
   if (bias && bias->dtype != dt)
     return ts_rt_fail(c, "Input type (%s) and bias type (%s) should be the same", nnu_ctype_name(dt),
@@ -370,7 +370,7 @@ static ts_rt_tensor *cv_conv_transposed(ts_rt_ctx *c, const ts_rt_tensor *x, con
   }
   ts_dtype dt = (ts_dtype)x->dtype;
   if (w->dtype != dt)
-    return ts_rt_fail(c, "expected scalar type %s but found %s", nnu_type_name(dt), nnu_type_name((ts_dtype)w->dtype)),
+    return ts_rt_fail(c, "expected scalar type %s but found %s", ts_rt_dtype_name(dt), ts_rt_dtype_name((ts_dtype)w->dtype)),
            NULL;
   if (bias && bias->dtype != dt)
     return ts_rt_fail(c, "Input type (%s) and bias type (%s) should be the same", nnu_ctype_name(dt),

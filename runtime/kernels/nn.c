@@ -152,8 +152,8 @@ static bool nn_gemm(ts_rt_ctx *c, ts_dtype dt, const nn_mat *a, const nn_mat *b,
  * CPU kernels dispatch on (no half, no bool). */
 static bool nn_mm_dtypes(ts_rt_ctx *c, const char *op, const ts_rt_tensor *a, const ts_rt_tensor *b) {
   if (a->dtype != b->dtype)
-    return ts_rt_fail(c, "expected scalar type %s but found %s", nnu_type_name((ts_dtype)a->dtype),
-                      nnu_type_name((ts_dtype)b->dtype));
+    return ts_rt_fail(c, "expected scalar type %s but found %s", ts_rt_dtype_name((ts_dtype)a->dtype),
+                      ts_rt_dtype_name((ts_dtype)b->dtype));
   if (a->dtype == TS_DT_FLOAT16 || a->dtype == TS_DT_BOOL || !ts_rt_dtype_supported((ts_dtype)a->dtype))
     return nnu_not_impl(c, op, (ts_dtype)a->dtype);
   return true;
@@ -653,12 +653,10 @@ static bool nn_k_embedding(ts_rt_ctx *c, ts_rt_call *call) {
   if (!ts_rt_arg_tensor(c, call, 0, &w) || !ts_rt_arg_tensor(c, call, 1, &idx)) return false;
   if (w->ndim != 2) return ts_rt_fail(c, "'weight' must be 2-D");
   if (idx->dtype != TS_DT_INT64 && idx->dtype != TS_DT_INT32) {
-    static const char *const tname[] = {"Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double", "", "", "",
-                                        "Bool", "", "", "", "BFloat16"};
     return ts_rt_fail(c,
                       "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, "
                       "Int; but got torch.%sTensor instead (while checking arguments for embedding)",
-                      idx->dtype >= 0 && idx->dtype < 16 ? tname[idx->dtype] : "");
+                      ts_rt_dtype_name((ts_dtype)idx->dtype));
   }
   if (idx->ndim + 1 > TS_RT_MAX_DIMS) return ts_rt_fail(c, "embedding: too many dimensions");
   int64_t osz[TS_RT_MAX_DIMS];

@@ -11,24 +11,6 @@
 #include "args.h"
 #include "tensor_ops.h"
 
-/* PyTorch's ScalarType names, as its "not implemented for 'Half'" messages
- * spell them. */
-static inline const char *nnu_type_name(ts_dtype dt) {
-  switch (dt) {
-  case TS_DT_UINT8: return "Byte";
-  case TS_DT_INT8: return "Char";
-  case TS_DT_INT16: return "Short";
-  case TS_DT_INT32: return "Int";
-  case TS_DT_INT64: return "Long";
-  case TS_DT_FLOAT16: return "Half";
-  case TS_DT_FLOAT32: return "Float";
-  case TS_DT_FLOAT64: return "Double";
-  case TS_DT_BOOL: return "Bool";
-  case TS_DT_BFLOAT16: return "BFloat16";
-  default: return "Undefined";
-  }
-}
-
 /* Lower-case C++ type names, for conv's "Input type (float) and bias type
  * (double) should be the same". */
 static inline const char *nnu_ctype_name(ts_dtype dt) {
@@ -48,7 +30,7 @@ static inline const char *nnu_ctype_name(ts_dtype dt) {
 }
 
 static inline bool nnu_not_impl(ts_rt_ctx *c, const char *op, ts_dtype dt) {
-  return ts_rt_fail(c, "\"%s\" not implemented for '%s'", op, nnu_type_name(dt));
+  return ts_rt_fail(c, "\"%s\" not implemented for '%s'", op, ts_rt_dtype_name(dt));
 }
 
 /* a * b into *out; false on int64 overflow or a negative operand. */

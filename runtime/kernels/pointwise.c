@@ -31,23 +31,6 @@
 
 /* ------------------------------------------------------------------ dtypes */
 
-/* ScalarType names as PyTorch's messages print them. */
-static const char *pw_dt_name(ts_dtype dt) {
-  switch (dt) {
-  case TS_DT_UINT8: return "Byte";
-  case TS_DT_INT8: return "Char";
-  case TS_DT_INT16: return "Short";
-  case TS_DT_INT32: return "Int";
-  case TS_DT_INT64: return "Long";
-  case TS_DT_FLOAT16: return "Half";
-  case TS_DT_FLOAT32: return "Float";
-  case TS_DT_FLOAT64: return "Double";
-  case TS_DT_BOOL: return "Bool";
-  case TS_DT_BFLOAT16: return "BFloat16";
-  default: return "Undefined";
-  }
-}
-
 /* The C++ type names of TypeMeta, as lerp's dtype message prints them. */
 static const char *pw_dt_cname(ts_dtype dt) {
   switch (dt) {
@@ -665,8 +648,8 @@ static bool pw_exec_checked(ts_rt_ctx *c, pw_op op, const pw_par *par, ts_dtype 
   if (!ts_rt_iter_build(c, &it, out, odt, flags, in, nin)) return false;
   bool ok = true;
   if (given && cast_from != TS_DT_NONE && !pw_can_cast(cast_from, (ts_dtype)given->dtype))
-    ok = ts_rt_fail(c, "result type %s can't be cast to the desired output type %s", pw_dt_name(cast_from),
-                    pw_dt_name((ts_dtype)given->dtype));
+    ok = ts_rt_fail(c, "result type %s can't be cast to the desired output type %s", ts_rt_dtype_name(cast_from),
+                    ts_rt_dtype_name((ts_dtype)given->dtype));
   if (ok && kdt != TS_DT_NONE) ok = pw_check_dtype(c, op, kdt);
   if (!ok) {
     if (!given) ts_rt_tensor_release(*out);
@@ -771,7 +754,7 @@ static bool pw_check_dtype(ts_rt_ctx *c, pw_op op, ts_dtype dt) {
   if (!bad) return true;
   if (op == PW_RELU && dt == TS_DT_BOOL) return ts_rt_fail(c, "Boolean inputs not supported for relu");
   if (op == PW_HARDTANH && dt == TS_DT_BOOL) return ts_rt_fail(c, "Bool inputs not supported for hardtanh");
-  return ts_rt_fail(c, "\"%s\" not implemented for '%s'", pw_descs[op].kname, pw_dt_name(dt));
+  return ts_rt_fail(c, "\"%s\" not implemented for '%s'", pw_descs[op].kname, ts_rt_dtype_name(dt));
 }
 
 /* Runs op on args with the compute dtype cdt (TS_DT_NONE: PyTorch's result
@@ -851,7 +834,7 @@ static ts_rt_tensor *pw_unary(ts_rt_ctx *c, pw_op op, const pw_par *par, const t
   if (op == PW_NEG && dt == TS_DT_BOOL) return ts_rt_fail(c, "%s", pw_neg_bool_msg), NULL;
   if (op == PW_ROUND_DEC && !pw_is_float(dt)) /* decimals=0 goes to round's kernel */
     return ts_rt_fail(c, "\"%s\" not implemented for '%s'", par->i[0] ? "round_cpu" : "round_vml_cpu",
-                      pw_dt_name(dt)), NULL;
+                      ts_rt_dtype_name(dt)), NULL;
   if (op == PW_SQUARE && dt == TS_DT_BOOL) cdt = TS_DT_INT64; /* square is pow(x, 2) */
   if (op == PW_HARDTANH || op == PW_THRESHOLD) {
     /* computed in self's dtype, the limits cast to it */
@@ -1003,7 +986,7 @@ static bool pw_k_clamp(ts_rt_ctx *c, ts_rt_call *call, int which, pw_mode mode) 
     /* clamp_ with Scalar bounds allows no promotion of an integral self (ATen's clamp meta) */
     ts_dtype sdt = (ts_dtype)args[0].t->dtype;
     if (ok && mode == PW_INPLACE && args[1].wrapped && !pw_is_float(sdt) && cdt != sdt)
-      ok = ts_rt_fail(c, "result type %s can't be cast to the desired output type %s", pw_dt_name(cdt),
+      ok = ts_rt_fail(c, "result type %s can't be cast to the desired output type %s", ts_rt_dtype_name(cdt),
                       pw_dt_cname(sdt));
     if (ok && op == PW_CLAMP && cdt == TS_DT_BOOL) ok = ts_rt_fail(c, "\"clamp_cpu\" not implemented for 'Bool'");
     if (ok) r = pw_run(c, op, NULL, args, n, cdt, out, mode);
@@ -1017,7 +1000,7 @@ static bool pw_k_clamp(ts_rt_ctx *c, ts_rt_call *call, int which, pw_mode mode) 
 static bool pw_cond_check(ts_rt_ctx *c, const ts_rt_tensor *cond) {
   if (cond->dtype == TS_DT_BOOL || cond->dtype == TS_DT_UINT8) return true;
   return ts_rt_fail(c, "where expected condition to be a boolean tensor, but got a tensor with dtype %s",
-                    pw_dt_name((ts_dtype)cond->dtype));
+                    ts_rt_dtype_name((ts_dtype)cond->dtype));
 }
 
 /* where(cond, self, other), self/other Tensor or Scalar. */
@@ -1060,7 +1043,7 @@ static ts_rt_tensor *pw_masked_fill(ts_rt_ctx *c, const ts_rt_tensor *self, cons
    * path generalised), checked value by value; floating masks are refused. */
   if (mask->dtype != TS_DT_BOOL && !ts_rt_dtype_is_integral((ts_dtype)mask->dtype, false))
     return ts_rt_fail(c, "masked_fill_ only supports boolean masks, but got mask with dtype %s",
-                      pw_dt_name((ts_dtype)mask->dtype)), NULL;
+                      ts_rt_dtype_name((ts_dtype)mask->dtype)), NULL;
   if (mask->dtype != TS_DT_BOOL && !pw_mask_is_01(mask))
     return ts_rt_fail(c, "Mask tensor can take 0 and 1 values only"), NULL;
   if (value->ndim != 0)
@@ -1113,7 +1096,7 @@ static bool pw_k_lerp(ts_rt_ctx *c, ts_rt_call *call, pw_mode mode) {
                       pw_dt_cname((ts_dtype)args[2].t->dtype));
     else if (!pw_is_float(dt))
       ok = ts_rt_fail(c, "\"%s\" not implemented for '%s'", args[2].wrapped ? "lerp_kernel_scalar"
-                                                                            : "lerp_kernel_tensor", pw_dt_name(dt));
+                                                                            : "lerp_kernel_tensor", ts_rt_dtype_name(dt));
     if (ok) r = pw_run(c, PW_LERP, NULL, args, 3, dt, out, mode);
   }
   pw_tmp_free(&tm);

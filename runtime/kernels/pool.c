@@ -293,7 +293,7 @@ static bool pl_k_adaptive(ts_rt_ctx *c, ts_rt_call *call, int32_t nsp, bool max)
   if (!max && global && !ts_rt_dtype_is_float(dt))
     return ts_rt_fail(c, "mean(): could not infer output dtype. Input dtype must be either a floating point or "
                          "complex dtype. Got: %s",
-                      nnu_type_name(dt));
+                      ts_rt_dtype_name(dt));
   if (!okdt && !(dt == TS_DT_FLOAT16 && !max && global)) return nnu_not_impl(c, op, dt);
   int64_t H = nsp == 2 ? x->sizes[nd - 2] : 1, W = x->sizes[nd - 1];
   ts_rt_tensor *x2 = NULL;

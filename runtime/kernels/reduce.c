@@ -262,7 +262,7 @@ ts_rt_tensor *ts_rt_mean(ts_rt_ctx *c, const ts_rt_tensor *a, const int64_t *dim
   if (!ts_rt_dtype_is_float(odt))
     return ts_rt_fail(c, "mean(): could not infer output dtype. %s must be either a floating point or complex dtype. "
                          "Got: %s",
-                      dtype != TS_DT_NONE ? "Optional dtype" : "Input dtype", nnu_type_name(odt)),
+                      dtype != TS_DT_NONE ? "Optional dtype" : "Input dtype", ts_rt_dtype_name(odt)),
            NULL;
   bool mask[TS_RT_MAX_DIMS];
   if (!rd_mask(c, a, dims, ndims, mask)) return NULL;
@@ -494,7 +494,7 @@ static ts_rt_tensor *rd_norm(ts_rt_ctx *c, const ts_rt_tensor *a, double p, cons
                              ts_dtype dtype) {
   if (!ts_rt_dtype_is_float((ts_dtype)a->dtype))
     return ts_rt_fail(c, "norm(): input dtype should be either floating point or complex. Got %s instead.",
-                      nnu_type_name((ts_dtype)a->dtype)),
+                      ts_rt_dtype_name((ts_dtype)a->dtype)),
            NULL;
   ts_dtype odt = dtype != TS_DT_NONE ? dtype : (ts_dtype)a->dtype;
   bool mask[TS_RT_MAX_DIMS];

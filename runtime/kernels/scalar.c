@@ -401,22 +401,6 @@ static bool sc_abs_tensor(ts_rt_ctx *c, ts_rt_call *call) {
 
 /* ------------------------------------------------------------ conversions */
 
-static const char *sc_dtype_name(ts_dtype dt) {
-  switch (dt) {
-  case TS_DT_UINT8: return "Byte";
-  case TS_DT_INT8: return "Char";
-  case TS_DT_INT16: return "Short";
-  case TS_DT_INT32: return "Int";
-  case TS_DT_INT64: return "Long";
-  case TS_DT_FLOAT16: return "Half";
-  case TS_DT_FLOAT32: return "Float";
-  case TS_DT_FLOAT64: return "Double";
-  case TS_DT_BOOL: return "Bool";
-  case TS_DT_BFLOAT16: return "BFloat16";
-  default: return "Undefined";
-  }
-}
-
 /* Tensor.item(): the one element as an int, float or bool IValue. */
 static bool sc_item(ts_rt_ctx *c, const ts_rt_tensor *t, ts_iv *out) {
   int64_t n = ts_rt_tensor_numel(t);
@@ -478,7 +462,7 @@ static bool sc_implicit(ts_rt_ctx *c, ts_rt_call *call, bool to_int, ts_iv *v) {
   if (t->requires_grad) return ts_rt_fail(c, "Cannot input a tensor that requires grad as a scalar argument");
   if (t->ndim != 0) return ts_rt_fail(c, "Cannot input a tensor of dimension other than 0 as a scalar argument");
   if (to_int && !ts_rt_dtype_is_integral((ts_dtype)t->dtype, false))
-    return ts_rt_fail(c, "Cannot input a tensor of type %s as an integral argument", sc_dtype_name((ts_dtype)t->dtype));
+    return ts_rt_fail(c, "Cannot input a tensor of type %s as an integral argument", ts_rt_dtype_name((ts_dtype)t->dtype));
   return sc_item(c, t, v);
 }
 
