@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "runtime.h"
+#include "tensor_ops.h"
 
 /* print(a, b, ...): str() of each argument joined by spaces, then a
  * newline, appended to ctx->out. */
@@ -159,11 +160,11 @@ static bool pr_is_cpu(ts_rt_ctx *c, ts_rt_call *call) {
   return true;
 }
 
-/* is_nested: the runtime has no nested tensors. */
-static bool pr_false_tensor(ts_rt_ctx *c, ts_rt_call *call) {
+/* is_nested: true for the nested tensors the transformer kernels make. */
+static bool pr_is_nested(ts_rt_ctx *c, ts_rt_call *call) {
   ts_rt_tensor *t = NULL;
   if (!ts_rt_arg_tensor(c, call, 0, &t)) return false;
-  call->out[0] = ts_iv_bool(false);
+  call->out[0] = ts_iv_bool(ts_rt_tensor_is_nested(t));
   return true;
 }
 
@@ -254,7 +255,7 @@ const ts_rt_kernel_def ts_rt_kernels_prim[] = {
     {"prim::dtype", pr_dtype},
     {"prim::is_cuda", pr_is_cuda},
     {"prim::is_cpu", pr_is_cpu},
-    {"prim::is_nested", pr_false_tensor},
+    {"prim::is_nested", pr_is_nested},
     {"prim::layout", pr_layout},
     {"prim::requires_grad", pr_requires_grad},
     {"prim::data", pr_data},

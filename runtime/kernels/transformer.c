@@ -28,9 +28,8 @@
 
 #include "kernels/args.h"
 #include "runtime.h"
+#include "tensor_ops.h"
 
-/* prim::is_nested's answer for tensors made here (exported for prim.c). */
-bool ts_rt_tensor_is_nested(const ts_rt_tensor *t);
 
 /* ------------------------------------------------------ nested tensors */
 
