@@ -569,6 +569,10 @@ enum {
    * mutated argument): raising, printing, warning, calls. */
   TS_OPF_SIDE_EFFECT = 1 << 1,
   TS_OPF_VARIADIC = 1 << 2, /* input/output count set by the node (ListConstruct, TupleUnpack, ...) */
+  /* Elementwise on its tensor arguments (with broadcasting), no aliasing
+   * of its inputs, no side effects: what passes/fuse.c may put in a
+   * prim::FusionGroup and codegen lowers to one loop. */
+  TS_OPF_POINTWISE = 1 << 3,
 };
 
 /* One entry of the op table: a node kind with all its overloads. */

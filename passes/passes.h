@@ -8,6 +8,7 @@
 #define TSAOT_PASSES_H
 
 #include "ir.h"
+#include "runtime.h"
 
 /* Finds the graph a prim::CallFunction or prim::CallMethod node calls:
  *   CallFunction: inputs[0] is a Function value whose type has the callee's
@@ -97,5 +98,151 @@ bool ts_pass_const_nodes_equal(const ts_node *a, const ts_node *b);
 /* AliasDb::isMutableType: whether a value of type t could be written
  * through (tensors, lists, dicts, objects; not scalars or tuples of them). */
 bool ts_pass_type_mutable(const ts_type *t);
+
+/* ============================================================ pipeline.c
+ *
+ * Every pass by name, with what it needs beyond the graph. The pipeline,
+ * tsaot-opt's -p, tsaot-run's --passes and TSAOT_LOG all use these names. */
+
+/* A tensor input spec for specialization: the refined Tensor type of one
+ * argument (dtype, rank, sizes; a size < 0 is unknown or symbolic). */
+typedef struct ts_pass_env {
+  ts_diag *d; /* may be NULL */
+  /* freeze: the module object bound to the graph's first input (borrowed;
+   * it and its tensors must outlive the graph, whose constants point into
+   * them). TS_IV_NONE-tagged or NULL: no module (freeze fails). */
+  const ts_iv *module;
+  /* inline: finds callees; NULL: the graph must have no calls left */
+  ts_pass_callee_fn callee;
+  void *callee_ctx;
+  /* specialize: one type per graph input (self included, NULL entries left
+   * as they are); NULL: the graph's own input types are the spec */
+  const ts_type *const *input_types;
+  uint32_t ninput_types;
+  /* logging: after each pass whose name is in this comma-separated list
+   * ("all": every pass), the graph is printed to `log` with a header line
+   * "# after <pass> (<N> nodes)"; NULL: getenv("TSAOT_LOG") */
+  const char *log_passes;
+  ts_buf *log; /* NULL: stderr */
+} ts_pass_env;
+
+typedef bool (*ts_pass_run_fn)(ts_graph *g, const ts_pass_env *env);
+
+typedef struct ts_pass_info {
+  const char *name;    /* "constprop" */
+  ts_pass_run_fn run;
+  const char *summary; /* one line for --help */
+} ts_pass_info;
+
+/* The registry (pipeline.c), in the order --help lists it. */
+const ts_pass_info *ts_pass_find(const char *name, size_t len);
+const ts_pass_info *const *ts_pass_all(uint32_t *n);
+/* The default optimization pipeline, as a comma-separated list of names
+ * (DESIGN.md: inline, freeze, constprop, dce/cse, peephole, remove-mutation,
+ * shape propagation on the input spec, fusion). */
+extern const char ts_pass_default_pipeline[];
+/* Runs the named passes in order ("a,b,c"), verifying the graph after each
+ * (a failure there is a bug in the pass and is reported as such), logging
+ * as env asks. Unknown names are errors. */
+bool ts_pass_run_list(ts_graph *g, const char *names, const ts_pass_env *env);
+/* Nodes in the graph, nested blocks and fusion subgraphs included, for
+ * logs and statistics. */
+uint32_t ts_pass_count_nodes(const ts_graph *g);
+uint32_t ts_pass_count_kind(const ts_graph *g, ts_kind k);
+
+/* ====================================================== alias_analysis.c
+ *
+ * torch::jit::AliasDb: which values may share memory, built from the
+ * schemas' alias annotations (Tensor(a), Tensor(a!), Tensor(a -> *)); ops
+ * without a schema (prim::ListConstruct, ...) and unknown ops follow
+ * PyTorch's special cases, and anything it cannot see through points to
+ * the wildcard set. Graph inputs and outputs "escape": a write to them is
+ * observable by the caller. A db describes the graph as it was built;
+ * rebuild it after changing the graph. */
+typedef struct ts_alias_db ts_alias_db;
+
+ts_alias_db *ts_alias_db_new(ts_graph *g, ts_diag *d);
+void ts_alias_db_free(ts_alias_db *db);
+/* Whether a and b may point to the same memory (or contain elements that
+ * do). Values of immutable types never alias. */
+bool ts_alias_may_alias(const ts_alias_db *db, const ts_value *a, const ts_value *b);
+/* Whether n writes to memory that v may point to. */
+bool ts_alias_node_writes_to(const ts_alias_db *db, const ts_node *n, const ts_value *v);
+/* Whether any node of the graph writes to memory that v may point to. */
+bool ts_alias_has_writers(const ts_alias_db *db, const ts_value *v);
+/* Whether n writes to anything, or may (wildcard). */
+bool ts_alias_node_has_writes(const ts_alias_db *db, const ts_node *n);
+/* Whether v may point to memory the caller sees (graph inputs and outputs,
+ * the wildcard set). */
+bool ts_alias_escapes(const ts_alias_db *db, const ts_value *v);
+/* Whether `n` can be moved to just before `pos` (same block) without
+ * reordering it with a node that writes what it reads or reads what it
+ * writes, nor putting it before its inputs' definitions (PyTorch's
+ * moveBeforeTopologicallyValid, without dragging other nodes along). */
+bool ts_alias_can_move_before(const ts_alias_db *db, const ts_node *n, const ts_node *pos);
+
+/* ======================================================= the other passes
+ * Each is one file, named as the pass; all follow the rules at the top. */
+
+/* freeze.c: torch.jit.freeze: every prim::GetAttr chain from the graph's
+ * first input (self) is replaced by a constant of the attribute's value
+ * (tensors become tensor constants pointing at the module's storages,
+ * submodule attributes are followed, scalars/lists/tuples/strings become
+ * constants), unless some prim::SetAttr writes that attribute; the self
+ * input is left unused. */
+bool ts_pass_freeze(ts_graph *g, const ts_iv *module, ts_diag *d);
+
+/* fold_conv_bn.c: FoldFrozenConvBatchnorm, FoldFrozenLinearBatchnorm:
+ * conv{1,2,3}d/_convolution or linear followed by batch_norm in eval mode,
+ * all of whose parameters are constants, becomes one conv/linear with new
+ * weight and bias constants. */
+bool ts_pass_fold_conv_bn(ts_graph *g, ts_diag *d);
+
+/* remove_dropout.c: dropout/feature_dropout/alpha_dropout (and their
+ * in-place forms) with train=False, or in a frozen eval graph, are replaced
+ * by their input. */
+bool ts_pass_remove_dropout(ts_graph *g, ts_diag *d);
+
+/* constant_propagation.c: torch::jit::ConstantPropagation: besides what
+ * ts_pass_constant_prop_immutable does, nodes whose inputs are all
+ * constants are evaluated with the runtime's kernels and replaced by
+ * constants (tensor results are kept when small, or when every input
+ * tensor was a constant already such as a frozen parameter); nodes whose
+ * outputs or inputs may be written (alias analysis) are not folded. */
+bool ts_pass_constant_prop(ts_graph *g, ts_diag *d);
+
+/* cse.c: EliminateCommonSubexpression: a node equal to an earlier one that
+ * dominates it (same kind, inputs, attributes) is replaced by it, unless it
+ * has side effects or reads memory written in between. */
+bool ts_pass_cse(ts_graph *g, ts_diag *d);
+
+/* unroll.c: loops with a constant trip count of at most 8 iterations and
+ * no nested loops are unrolled (UnrollLoops does more; the limit keeps
+ * graphs small). */
+bool ts_pass_unroll(ts_graph *g, ts_diag *d);
+
+/* remove_mutation.c: RemoveMutation: an in-place op (add_, relu_,
+ * masked_fill_, ...) whose written value has no alias that is used after
+ * it, and that does not escape, becomes the functional op. */
+bool ts_pass_remove_mutation(ts_graph *g, ts_diag *d);
+
+/* shape_prop.c: the graph's input types refined to `types` (one per input;
+ * NULL entries and a NULL array keep the graph's own), then dtype and sizes
+ * propagated through every node by the shape rules (shape_rules.c, one per
+ * op-table schema), symbolic where a size is unknown. */
+bool ts_pass_shape_prop(ts_graph *g, const ts_type *const *types, uint32_t ntypes, ts_diag *d);
+
+/* spec.c: an input spec "f32[1,3,224,224]" (dtype f16 bf16 f32 f64 i8 i16
+ * i32 i64 u8 bool; sizes ints, or names/"?" for symbolic sizes) as a
+ * refined Tensor type in `a`; NULL with the reason in d. */
+const ts_type *ts_pass_spec_parse(ts_arena *a, const char *text, size_t len, ts_diag *d);
+/* The spec of an example tensor (dtype and sizes; contiguous strides). */
+const ts_type *ts_pass_spec_of_tensor(ts_arena *a, const ts_rt_tensor *t);
+
+/* fuse.c: FuseGraph: adjacent pointwise ops (TS_OPF_POINTWISE) on tensors,
+ * with prim::ConstantChunk at the group's inputs and aten::cat at its
+ * outputs, become prim::FusionGroup nodes whose "Subgraph" attribute holds
+ * them; nodes move only where alias analysis allows. */
+bool ts_pass_fuse(ts_graph *g, ts_diag *d);
 
 #endif

@@ -1,0 +1,161 @@
+/* passes/pipeline.c: the pass registry, the default pipeline, logging.
+ *
+ * PyTorch runs its passes from the graph executor in a fixed order
+ * (../shared/reference, "Graph Executor"); tsaot's order is
+ * ts_pass_default_pipeline. Every pass is also reachable by name, so that
+ * tsaot-opt -p, tsaot-run --passes and TSAOT_LOG speak the same language. */
+#include "passes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- adapters */
+
+static bool ts_pl_inline(ts_graph *g, const ts_pass_env *e) {
+  if (!e->callee) {
+    /* nothing to resolve calls with: fine when there are none */
+    if (ts_pass_count_kind(g, TS_K_prim_CallFunction) + ts_pass_count_kind(g, TS_K_prim_CallMethod) == 0)
+      return true;
+    ts_diag_error(e->d, "inline: the graph has calls but nothing to find the callees with (give a model)");
+    return false;
+  }
+  return ts_pass_inline(g, e->callee, e->callee_ctx, e->d);
+}
+static bool ts_pl_freeze(ts_graph *g, const ts_pass_env *e) {
+  if (!e->module) {
+    ts_diag_error(e->d, "freeze: no module object to read attributes from (freezing needs a model, not a graph text)");
+    return false;
+  }
+  return ts_pass_freeze(g, e->module, e->d);
+}
+static bool ts_pl_shape_prop(ts_graph *g, const ts_pass_env *e) {
+  return ts_pass_shape_prop(g, e->input_types, e->ninput_types, e->d);
+}
+
+#define TS_PL_SIMPLE(fn)                                                                                              \
+  static bool ts_pl_##fn(ts_graph *g, const ts_pass_env *e) { return ts_pass_##fn(g, e->d); }
+TS_PL_SIMPLE(lower_simple_tuples)
+TS_PL_SIMPLE(constant_prop_immutable)
+TS_PL_SIMPLE(constant_prop)
+TS_PL_SIMPLE(constant_pooling)
+TS_PL_SIMPLE(dce)
+TS_PL_SIMPLE(cse)
+TS_PL_SIMPLE(peephole)
+TS_PL_SIMPLE(unroll)
+TS_PL_SIMPLE(remove_mutation)
+TS_PL_SIMPLE(remove_dropout)
+TS_PL_SIMPLE(fold_conv_bn)
+TS_PL_SIMPLE(fuse)
+#undef TS_PL_SIMPLE
+
+static const ts_pass_info ts_pl_passes[] = {
+    {"inline", ts_pl_inline, "replace CallFunction/CallMethod by the callee's nodes"},
+    {"freeze", ts_pl_freeze, "module attributes and parameters become constants"},
+    {"lower-simple-tuples", ts_pl_lower_simple_tuples, "unpack/index of a TupleConstruct reads the element"},
+    {"constant-prop-immutable", ts_pl_constant_prop_immutable, "fold scalar ops, constant If/Loop"},
+    {"constprop", ts_pl_constant_prop, "fold ops on constants with the runtime's kernels"},
+    {"constant-pooling", ts_pl_constant_pooling, "one constant per value, hoisted"},
+    {"dce", ts_pl_dce, "dead code elimination"},
+    {"cse", ts_pl_cse, "common subexpression elimination"},
+    {"peephole", ts_pl_peephole, "local rewrites (x + 0, size of known shapes, ...)"},
+    {"unroll", ts_pl_unroll, "unroll small constant-trip loops"},
+    {"remove-mutation", ts_pl_remove_mutation, "in-place ops become functional where unobservable"},
+    {"remove-dropout", ts_pl_remove_dropout, "dropout in eval mode is its input"},
+    {"fold-conv-bn", ts_pl_fold_conv_bn, "conv/linear + eval batch_norm into one conv/linear"},
+    {"shape-prop", ts_pl_shape_prop, "specialize inputs, propagate dtypes and sizes"},
+    {"fuse", ts_pl_fuse, "group pointwise ops into prim::FusionGroup"},
+};
+enum { TS_PL_NPASSES = sizeof ts_pl_passes / sizeof *ts_pl_passes };
+
+const char ts_pass_default_pipeline[] =
+    "inline,freeze,lower-simple-tuples,constprop,remove-dropout,peephole,constprop,fold-conv-bn,"
+    "constant-pooling,dce,cse,remove-mutation,unroll,constprop,dce,shape-prop,peephole,constprop,"
+    "constant-pooling,cse,dce,fuse,dce";
+
+const ts_pass_info *ts_pass_find(const char *name, size_t len) {
+  for (size_t i = 0; i < TS_PL_NPASSES; i++)
+    if (strlen(ts_pl_passes[i].name) == len && memcmp(ts_pl_passes[i].name, name, len) == 0)
+      return &ts_pl_passes[i];
+  return NULL;
+}
+
+const ts_pass_info *const *ts_pass_all(uint32_t *n) {
+  static const ts_pass_info *all[TS_PL_NPASSES];
+  for (size_t i = 0; i < TS_PL_NPASSES; i++)
+    all[i] = &ts_pl_passes[i];
+  *n = TS_PL_NPASSES;
+  return all;
+}
+
+/* -------------------------------------------------------------- counts */
+
+static uint32_t ts_pl_count_block(const ts_block *b, int kind, bool any) {
+  uint32_t n = 0;
+  for (ts_node *x = ts_block_first(b); x != b->ret; x = x->next) {
+    if (any || x->kind == (ts_kind)kind)
+      n++;
+    for (uint32_t i = 0; i < x->nblocks; i++)
+      n += ts_pl_count_block(x->blocks[i], kind, any);
+    for (const ts_attr *a = x->attrs; a; a = a->next)
+      if (a->kind == TS_ATTR_GRAPH && a->u.g)
+        n += ts_pl_count_block(a->u.g->block, kind, any);
+  }
+  return n;
+}
+
+uint32_t ts_pass_count_nodes(const ts_graph *g) { return ts_pl_count_block(g->block, 0, true); }
+uint32_t ts_pass_count_kind(const ts_graph *g, ts_kind k) { return ts_pl_count_block(g->block, (int)k, false); }
+
+/* ------------------------------------------------------------ running */
+
+/* Whether `name` is in the comma-separated `list` ("all" matches all). */
+static bool ts_pl_listed(const char *list, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = list; p && *p;) {
+    size_t k = strcspn(p, ",");
+    if ((k == 3 && memcmp(p, "all", 3) == 0) || (k == n && memcmp(p, name, n) == 0))
+      return true;
+    p += k + (p[k] == ',');
+  }
+  return false;
+}
+
+static void ts_pl_log(const ts_pass_env *e, const char *list, const char *name, const ts_graph *g) {
+  if (!ts_pl_listed(list, name))
+    return;
+  ts_buf own = {0};
+  ts_buf *b = e->log ? e->log : &own;
+  ts_buf_printf(b, "# after %s (%u nodes)\n", name, ts_pass_count_nodes(g));
+  ts_graph_print(b, g);
+  if (!e->log) {
+    if (own.data)
+      fputs(own.data, stderr);
+    ts_buf_free(&own);
+  }
+}
+
+bool ts_pass_run_list(ts_graph *g, const char *names, const ts_pass_env *env) {
+  ts_pass_env none = {0};
+  const ts_pass_env *e = env ? env : &none;
+  const char *list = e->log_passes ? e->log_passes : getenv("TSAOT_LOG");
+  for (const char *p = names; p && *p;) {
+    size_t k = strcspn(p, ",");
+    const ts_pass_info *info = ts_pass_find(p, k);
+    if (!info) {
+      ts_diag_error(e->d, "unknown pass '%.*s'", (int)k, p);
+      return false;
+    }
+    if (!info->run(g, e)) {
+      ts_diag_error(e->d, "pass '%s' failed", info->name);
+      return false;
+    }
+    if (!ts_graph_verify(g, e->d)) {
+      ts_diag_error(e->d, "the graph does not verify after pass '%s' (a bug in the pass)", info->name);
+      return false;
+    }
+    ts_pl_log(e, list, info->name, g);
+    p += k + (p[k] == ',');
+  }
+  return true;
+}
