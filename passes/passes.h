@@ -95,6 +95,21 @@ ts_value *ts_pass_const_insert(ts_node *pos, const ts_cval *c);
  * with ==, so 0. and -0. match and nan never; tensor and graph attributes
  * never match). */
 bool ts_pass_const_nodes_equal(const ts_node *a, const ts_node *b);
+/* IR constants and runtime values, both ways (constant propagation and
+ * freezing). The value of `v` if a prim::Constant defines it, as a new
+ * IValue: None, bool, int, float, str, Device, tensors (a runtime tensor
+ * copied from the constant's data), int[]/float[]/bool[]/str[]/Tensor[]
+ * lists. False if v is not such a constant (or the tensor has no data: a
+ * graph read from text); ctx records allocation failures. */
+bool ts_pass_const_to_iv(ts_rt_ctx *ctx, const ts_value *v, ts_iv *out);
+/* Inserts a prim::Constant holding `iv` before `pos`, typed `type` (NULL:
+ * the value's own type; tensors get their refined type: dtype, sizes,
+ * strides, device cpu, requires_grad 0). A tensor's bytes are copied into
+ * the graph's arena, unless `borrow_tensors`, when the constant points at
+ * the tensor's storage (which must then outlive the graph: frozen
+ * parameters). NULL if the value cannot be a prim::Constant (objects,
+ * dicts, tuples: callers build those from constants) or on OOM. */
+ts_value *ts_pass_const_insert_iv(ts_node *pos, const ts_iv *iv, const ts_type *type, bool borrow_tensors);
 /* AliasDb::isMutableType: whether a value of type t could be written
  * through (tensors, lists, dicts, objects; not scalars or tuples of them). */
 bool ts_pass_type_mutable(const ts_type *t);

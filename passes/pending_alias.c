@@ -1,7 +1,8 @@
 /* Development scaffold: deleted when alias_analysis.c, cse.c and
  * remove_mutation.c land. */
 #include "passes.h"
-ts_alias_db *ts_alias_db_new(ts_graph *g, ts_diag *d) { (void)g; ts_diag_error(d, "alias analysis: not written yet"); return NULL; }
+/* a non-NULL handle whose every answer is the conservative one */
+ts_alias_db *ts_alias_db_new(ts_graph *g, ts_diag *d) { static char conservative; (void)g; (void)d; return (ts_alias_db *)(void *)&conservative; }
 void ts_alias_db_free(ts_alias_db *db) { (void)db; }
 bool ts_alias_may_alias(const ts_alias_db *db, const ts_value *a, const ts_value *b) { (void)db; (void)a; (void)b; return true; }
 bool ts_alias_node_writes_to(const ts_alias_db *db, const ts_node *n, const ts_value *v) { (void)db; (void)n; (void)v; return true; }
