@@ -141,6 +141,12 @@ bool ts_pass_run_list(ts_graph *g, const char *names, const ts_pass_env *env) {
   const char *list = e->log_passes ? e->log_passes : getenv("TSAOT_LOG");
   for (const char *p = names; p && *p;) {
     size_t k = strcspn(p, ",");
+    if ((k == 7 && memcmp(p, "default", 7) == 0) || (k == 4 && memcmp(p, "none", 4) == 0)) {
+      if (k == 7 && !ts_pass_run_list(g, ts_pass_default_pipeline, e))
+        return false;
+      p += k + (p[k] == ',');
+      continue;
+    }
     const ts_pass_info *info = ts_pass_find(p, k);
     if (!info) {
       ts_diag_error(e->d, "unknown pass '%.*s'", (int)k, p);
@@ -150,7 +156,7 @@ bool ts_pass_run_list(ts_graph *g, const char *names, const ts_pass_env *env) {
       ts_diag_error(e->d, "pass '%s' failed", info->name);
       return false;
     }
-    if (!ts_graph_verify(g, e->d)) {
+    if (!e->no_verify && !ts_graph_verify(g, e->d)) {
       ts_diag_error(e->d, "the graph does not verify after pass '%s' (a bug in the pass)", info->name);
       return false;
     }

@@ -590,9 +590,14 @@ static bool ts_rm_defaults(ts_rt_model *m, ts_rt_ctx *ctx, const ts_graph *g, co
 
 bool ts_rt_model_run(ts_rt_model *m, ts_rt_ctx *ctx, const char *method, const ts_iv *args, uint32_t nargs,
                      ts_iv *ret, ts_buf *where) {
+  return ts_rt_model_run_graph(m, ctx, method, NULL, args, nargs, ret, where);
+}
+
+bool ts_rt_model_run_graph(ts_rt_model *m, ts_rt_ctx *ctx, const char *method, ts_graph *graph, const ts_iv *args,
+                           uint32_t nargs, ts_iv *ret, ts_buf *where) {
   ts_rt_clear_error(ctx);
   ts_diag d = {0};
-  ts_graph *g = ts_rt_model_graph(m, method, &d);
+  ts_graph *g = graph ? graph : ts_rt_model_graph(m, method, &d);
   if (!g) {
     const char *t = d.text.data && d.text.len ? d.text.data : "error: cannot compile the method\n";
     if (where)

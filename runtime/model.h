@@ -29,6 +29,11 @@ ts_graph *ts_rt_model_graph(ts_rt_model *m, const char *method, ts_diag *d);
  * 'x'"). On error see ts_rt_interp_run. */
 bool ts_rt_model_run(ts_rt_model *m, ts_rt_ctx *ctx, const char *method, const ts_iv *args, uint32_t nargs,
                      ts_iv *ret, ts_buf *where);
+/* The same, running `g` (NULL: the method's own graph) in place of the
+ * method's graph: an optimized copy of it, with the same inputs (self
+ * first). Defaults are the method's. */
+bool ts_rt_model_run_graph(ts_rt_model *m, ts_rt_ctx *ctx, const char *method, ts_graph *g, const ts_iv *args,
+                           uint32_t nargs, ts_iv *ret, ts_buf *where);
 /* The root module object (borrowed). */
 ts_iv ts_rt_model_root(const ts_rt_model *m);
 

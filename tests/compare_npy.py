@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """Runs fixture models through tsaot-run and compares with PyTorch's outputs.
 
-  compare_npy.py TSAOT_RUN CASE_DIR...
+  compare_npy.py [--arg ARG]... TSAOT_RUN CASE_DIR...
 
 Each CASE_DIR holds model.pt, in0.npy.., out0.npy.. (PyTorch's outputs) and
 case.txt (atol:, rtol:). The command `TSAOT_RUN model.pt in0.npy.. -o TMP`
 must write TMP/out0.npy.. with the same count, dtypes and shapes, and values
 within atol + rtol * |expected| (exact for integer and bool arrays; NaN
 matches NaN). Prints one line per case and 'N passed, N failed'; exits 1 when
-any case failed.
+any case failed. Each --arg ARG is passed on to TSAOT_RUN (--arg --optimize
+runs the optimized graph).
 """
 import os
 import shutil
@@ -57,13 +58,13 @@ def compare(got, want, atol, rtol):
         ok.size - int(ok.sum()), ok.size, i, g.flat[i], w.flat[i])
 
 
-def run_case(tool, d):
+def run_case(tool, d, extra=()):
     """None if the case passed, else why not."""
     atol, rtol = read_tolerances(d)
     ins, wants = numbered(d, "in"), numbered(d, "out")
     work = tempfile.mkdtemp(prefix="tsaot-fixture-")
     try:
-        cmd = [tool, os.path.join(d, "model.pt")] + ins + ["-o", work]
+        cmd = [tool, os.path.join(d, "model.pt")] + ins + ["-o", work] + list(extra)
         try:
             p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
         except subprocess.TimeoutExpired:
@@ -87,13 +88,17 @@ def run_case(tool, d):
 
 
 def main():
-    if len(sys.argv) < 3:
+    argv, extra = sys.argv[1:], []
+    while len(argv) >= 2 and argv[0] == "--arg":
+        extra.append(argv[1])
+        argv = argv[2:]
+    if len(argv) < 2:
         sys.stderr.write(__doc__)
         return 2
-    tool, cases = sys.argv[1], sys.argv[2:]
+    tool, cases = argv[0], argv[1:]
     passed = failed = 0
     for d in cases:
-        why = run_case(tool, d)
+        why = run_case(tool, d, extra)
         name = os.path.basename(os.path.normpath(d))
         if why is None:
             passed += 1

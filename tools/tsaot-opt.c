@@ -1,12 +1,17 @@
-/* tools/tsaot-opt.c: reads a graph in PyTorch's text format, verifies it,
- * runs passes over it (verifying the graph after each) and prints it.
+/* tools/tsaot-opt.c: runs passes on a graph and prints it.
  *
- *   tsaot-opt FILE.ir -p PASS[,PASS...] [-o OUT] [--no-verify]
+ *   tsaot-opt FILE.ir|MODEL.pt -p PASS[,PASS...] [-o OUT] [--no-verify]
+ *             [--method NAME] [--input SPEC]... [--example X.npy]...
+ *             [--print-after-all] [--print-after PASS[,PASS...]]
  *
- * Exit status: 0 success, 1 the graph is malformed or fails to verify,
- * 2 usage error. */
+ * A text graph is read in PyTorch's format; a model (an archive
+ * torch.jit.save wrote) gives the inlined graph of a method of its root
+ * module, with the module object for freezing. Exit status: 0 success, 1
+ * the graph is malformed, fails to verify or a pass fails, 2 usage error. */
 #include "ir.h"
+#include "model.h"
 #include "passes.h"
+#include "tool_util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,141 +20,108 @@
 
 enum { TS_OPT_MAX_INPUT = 1 << 30 };
 
-/* The passes by name; "none" runs nothing (prints the graph as read).
- * ts_pass_inline needs a callee resolver and is not offered here. */
-typedef struct ts_opt_pass {
-  const char *name;
-  bool (*run)(ts_graph *g, ts_diag *d);
-} ts_opt_pass;
-
-static const ts_opt_pass ts_opt_passes[] = {
-    {"none", NULL},
-    {"constant-pooling", ts_pass_constant_pooling},
-    {"lower-simple-tuples", ts_pass_lower_simple_tuples},
-    {"constant-prop-immutable", ts_pass_constant_prop_immutable},
-    {"dce", ts_pass_dce},
-    {"peephole", ts_pass_peephole},
-};
-
-enum { TS_OPT_NPASSES = sizeof ts_opt_passes / sizeof *ts_opt_passes, TS_OPT_MAX_PIPELINE = 64 };
-
-#define TS_OPT_PASS_NAMES "none, constant-pooling, lower-simple-tuples, constant-prop-immutable, dce, peephole"
-
 static void ts_opt_usage(FILE *f) {
   fprintf(f,
-          "usage: tsaot-opt FILE.ir -p PASS[,PASS...] [-o OUT] [--no-verify]\n"
+          "usage: tsaot-opt FILE.ir|MODEL.pt -p PASS[,PASS...] [options]\n"
           "\n"
-          "Reads a graph in PyTorch's text format (FILE '-' reads standard input),\n"
-          "verifies it, runs the passes in order, verifying the graph after each,\n"
-          "and prints the result.\n"
+          "Reads a graph in PyTorch's text format (FILE '-' reads standard input), or\n"
+          "the inlined graph of a method of a model's root module, verifies it, runs\n"
+          "the passes in order, verifying the graph after each, and prints the result.\n"
           "\n"
-          "  -p PASSES     comma-separated pass list, run in order; available:\n"
-          "                  none                     nothing (print the graph as read)\n"
-          "                  constant-pooling         one constant per value, hoisted\n"
-          "                  lower-simple-tuples      unpack/index of TupleConstruct\n"
-          "                  constant-prop-immutable  fold scalar ops, constant If/Loop\n"
-          "                  dce                      dead code elimination\n"
-          "                  peephole                 shape-free peephole rules\n"
-          "  -o OUT        write the graph to OUT instead of standard output\n"
-          "  --no-verify   skip the verifier, before and after the passes (for looking\n"
-          "                at broken graphs)\n"
-          "  -h, --help    this text\n"
+          "  -p PASSES          comma-separated pass list, run in order; 'default' is\n"
+          "                     the whole optimization pipeline, 'none' nothing;\n"
+          "                     the passes:\n");
+  uint32_t n;
+  const ts_pass_info *const *all = ts_pass_all(&n);
+  for (uint32_t i = 0; i < n; i++)
+    fprintf(f, "                       %-24s %s\n", all[i]->name, all[i]->summary);
+  fprintf(f,
+          "  -o OUT             write the graph to OUT instead of standard output\n"
+          "  --method NAME      with a model: the method (default: forward)\n"
+          "  --input SPEC       the next argument's spec for shape-prop, as\n"
+          "                     f32[1,3,224,224] (arguments after self, in order)\n"
+          "  --example X.npy    the next argument's spec from an example array\n"
+          "  --print-after-all  print the graph after every pass (to stderr)\n"
+          "  --print-after L    print it after the passes named in L (TSAOT_LOG=L\n"
+          "                     does the same)\n"
+          "  --no-verify        skip the verifier, before and after the passes (for\n"
+          "                     looking at broken graphs)\n"
+          "  -h, --help         this text\n"
           "\n"
-          "Exit status: 0 success, 1 malformed or invalid graph, 2 usage error.\n");
+          "The default pipeline: %s\n"
+          "\n"
+          "Exit status: 0 success, 1 malformed or invalid graph or a failed pass,\n"
+          "2 usage error.\n",
+          ts_pass_default_pipeline);
 }
 
-/* Reads all of `path` ("-": stdin) into a malloc'd buffer. */
-static char *ts_opt_read(const char *path, size_t *len) {
-  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "tsaot-opt: error: cannot open '%s': %s\n", path, strerror(errno));
-    return NULL;
-  }
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (n < cap) {
-      if (ferror(f)) {
-        fprintf(stderr, "tsaot-opt: error: cannot read '%s': %s\n", path, strerror(errno));
-        free(buf);
-        buf = NULL;
-      }
-      break;
-    }
-    if (cap >= TS_OPT_MAX_INPUT) {
-      fprintf(stderr, "tsaot-opt: error: '%s' is larger than %d bytes\n", path, TS_OPT_MAX_INPUT);
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    char *b2 = realloc(buf, cap * 2);
-    if (!b2) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = b2;
-    cap *= 2;
-  }
-  if (f != stdin)
-    fclose(f);
-  *len = n;
-  return buf;
+static bool ts_opt_is_model(const char *path) {
+  size_t n = strlen(path);
+  return n > 3 && strcmp(path + n - 3, ".pt") == 0;
 }
 
-static const ts_opt_pass *ts_opt_pass_find(const char *name, size_t n) {
-  for (size_t i = 0; i < TS_OPT_NPASSES; i++)
-    if (strlen(ts_opt_passes[i].name) == n && memcmp(ts_opt_passes[i].name, name, n) == 0)
-      return &ts_opt_passes[i];
-  return NULL;
-}
-
-/* Runs the pipeline; false (with the reason in `d`) when a pass fails or
- * leaves a graph that does not verify, which is a bug in the pass. */
-static bool ts_opt_run(ts_graph *g, const ts_opt_pass *const *pipeline, size_t n, bool verify, ts_diag *d) {
-  for (size_t i = 0; i < n; i++) {
-    const ts_opt_pass *p = pipeline[i];
-    if (!p->run)
-      continue;
-    if (!p->run(g, d)) {
-      ts_diag_error(d, "pass '%s' failed", p->name);
+/* Whether every name in the list is a pass (or default/none); prints the
+ * first that is not. */
+static bool ts_opt_check_names(const char *list) {
+  for (const char *p = list; *p;) {
+    size_t k = strcspn(p, ",");
+    bool special = (k == 7 && memcmp(p, "default", 7) == 0) || (k == 4 && memcmp(p, "none", 4) == 0) ||
+                   (k == 3 && memcmp(p, "all", 3) == 0);
+    if (!special && !ts_pass_find(p, k)) {
+      fprintf(stderr, "tsaot-opt: error: unknown pass '%.*s' (tsaot-opt --help lists them)\n", (int)k, p);
       return false;
     }
-    if (verify && !ts_graph_verify(g, d)) {
-      ts_diag_error(d, "the graph does not verify after pass '%s' (a bug in the pass)", p->name);
-      return false;
-    }
+    p += k + (p[k] == ',');
   }
   return true;
 }
 
 int main(int argc, char **argv) {
-  const char *in = NULL, *out = NULL, *passes = NULL;
+  const char *in = NULL, *out = NULL, *passes = NULL, *method = "forward", *log = NULL;
   bool verify = true;
+  const char **specs = calloc((size_t)argc + 1, sizeof *specs);
+  uint32_t nspecs = 0;
+  if (!specs) {
+    fprintf(stderr, "tsaot-opt: error: out of memory\n");
+    return 1;
+  }
+  int rc = 2;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       ts_opt_usage(stdout);
+      free(specs);
       return 0;
-    } else if (strcmp(a, "-p") == 0 || strcmp(a, "-o") == 0) {
+    } else if (strcmp(a, "-p") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--method") == 0 ||
+               strcmp(a, "--input") == 0 || strcmp(a, "--example") == 0 || strcmp(a, "--print-after") == 0) {
       if (i + 1 >= argc) {
         fprintf(stderr, "tsaot-opt: error: %s needs an argument\n", a);
-        return 2;
+        goto done;
       }
-      *(a[1] == 'p' ? &passes : &out) = argv[++i];
+      const char *v = argv[++i];
+      if (a[1] == 'p')
+        passes = v;
+      else if (a[1] == 'o')
+        out = v;
+      else if (a[2] == 'm')
+        method = v;
+      else if (a[2] == 'i' || a[2] == 'e')
+        specs[nspecs++] = v;
+      else
+        log = v;
     } else if (strncmp(a, "-p", 2) == 0 && a[2]) {
       passes = a + 2;
+    } else if (strcmp(a, "--print-after-all") == 0) {
+      log = "all";
     } else if (strcmp(a, "--no-verify") == 0) {
       verify = false;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "tsaot-opt: error: unknown option '%s'\n", a);
       ts_opt_usage(stderr);
-      return 2;
+      goto done;
     } else if (in) {
       fprintf(stderr, "tsaot-opt: error: more than one input file ('%s' and '%s')\n", in, a);
-      return 2;
+      goto done;
     } else {
       in = a;
     }
@@ -157,33 +129,47 @@ int main(int argc, char **argv) {
   if (!in || !passes) {
     fprintf(stderr, "tsaot-opt: error: %s\n", !in ? "no input file" : "no pass list (-p none prints the graph as read)");
     ts_opt_usage(stderr);
-    return 2;
+    goto done;
   }
-  const ts_opt_pass *pipeline[TS_OPT_MAX_PIPELINE];
-  size_t npipeline = 0;
-  for (const char *p = passes; *p;) {
-    size_t n = strcspn(p, ",");
-    const ts_opt_pass *pass = ts_opt_pass_find(p, n);
-    if (!pass) {
-      fprintf(stderr, "tsaot-opt: error: unknown pass '%.*s' (available: " TS_OPT_PASS_NAMES ")\n", (int)n, p);
-      return 2;
-    }
-    if (npipeline == TS_OPT_MAX_PIPELINE) {
-      fprintf(stderr, "tsaot-opt: error: more than %d passes\n", TS_OPT_MAX_PIPELINE);
-      return 2;
-    }
-    pipeline[npipeline++] = pass;
-    p += n + (p[n] == ',');
-  }
+  if (!ts_opt_check_names(passes) || (log && !ts_opt_check_names(log)))
+    goto done;
 
-  size_t len;
-  char *src = ts_opt_read(in, &len);
-  if (!src)
-    return 1;
+  rc = 1;
   ts_diag d = {.max_errors = 20};
-  int rc = 1;
-  ts_graph *g = ts_graph_parse(strcmp(in, "-") == 0 ? "<stdin>" : in, src, len, &d);
-  if (g && ((verify && !ts_graph_verify(g, &d)) || !ts_opt_run(g, pipeline, npipeline, verify, &d))) {
+  ts_graph *g = NULL;
+  ts_rt_model *m = NULL;
+  ts_iv root = ts_iv_none();
+  char *src = NULL;
+  const ts_type **types = NULL;
+  if (ts_opt_is_model(in)) {
+    m = ts_rt_model_load(in, &d);
+    ts_graph *mg = m ? ts_rt_model_graph(m, method, &d) : NULL;
+    if (mg && !(g = ts_graph_copy(mg)))
+      ts_diag_error(&d, "out of memory");
+    if (m)
+      root = ts_rt_model_root(m);
+  } else {
+    size_t len;
+    src = ts_tool_read_file("tsaot-opt", in, TS_OPT_MAX_INPUT, &len);
+    if (!src) {
+      ts_diag_free(&d);
+      goto done;
+    }
+    g = ts_graph_parse(strcmp(in, "-") == 0 ? "<stdin>" : in, src, len, &d);
+  }
+  if (g && nspecs && !(types = ts_tool_input_types(g, specs, nspecs, &d))) {
+    ts_graph_free(g);
+    g = NULL;
+  }
+  ts_pass_env env = {
+      .d = &d,
+      .module = m ? &root : NULL,
+      .input_types = types,
+      .ninput_types = types ? ts_block_ninputs(g->block) : 0,
+      .log_passes = log,
+      .no_verify = !verify,
+  };
+  if (g && ((verify && !ts_graph_verify(g, &d)) || !ts_pass_run_list(g, passes, &env))) {
     ts_graph_free(g);
     g = NULL;
   }
@@ -208,7 +194,11 @@ int main(int argc, char **argv) {
     if (d.errors > d.max_errors)
       fprintf(stderr, "(%d more errors not shown)\n", d.errors - d.max_errors);
   }
+  free(types);
+  ts_rt_model_free(m);
   ts_diag_free(&d);
   free(src);
+done:
+  free(specs);
   return rc;
 }

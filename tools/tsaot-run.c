@@ -2,6 +2,12 @@
  * .npy files (../shared/DESIGN.md, "Command-line contract").
  *
  *   tsaot-run MODEL.pt in0.npy ... -o OUTDIR [--threads N] [--method NAME]
+ *             [--optimize] [--passes LIST] [--print-after-all] [--stats]
+ *
+ * --optimize runs the interpreter on the optimization pipeline's output
+ * (passes/pipeline.c), specialised to the given inputs, so that the passes
+ * are checked on a model before any code generation; --passes runs a list
+ * of passes of one's own instead.
  *
  * Inputs: one .npy per argument of the method after self. A 0-d int64,
  * float64 or bool array is an int, float or bool argument where the
@@ -23,7 +29,9 @@
  */
 #include "model.h"
 #include "npy.h"
+#include "passes.h"
 #include "runtime.h"
+#include "tool_util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -42,6 +50,13 @@ static void ts_run_usage(FILE *f) {
           "  -o OUTDIR      where the outputs go (made if missing)\n"
           "  --threads N    threads for the kernels (default: every processor)\n"
           "  --method NAME  the method to run (default: forward)\n"
+          "  --optimize     run the optimized graph: the default pass pipeline,\n"
+          "                 specialised to these inputs (tsaot-opt --help lists it)\n"
+          "  --passes LIST  run the graph after these passes instead (comma-separated;\n"
+          "                 'default' is the pipeline)\n"
+          "  --print-after-all  print the graph after each pass to stderr\n"
+          "                 (TSAOT_LOG=pass,pass prints it after the passes named)\n"
+          "  --stats        print node counts before and after the passes to stderr\n"
           "  -h, --help     this text\n"
           "\n"
           "A 0-d int64/float64/bool array is an int/float/bool argument where the\n"
@@ -53,7 +68,8 @@ static void ts_run_usage(FILE *f) {
 }
 
 static void ts_run_short_usage(void) {
-  fprintf(stderr, "usage: tsaot-run MODEL.pt [in0.npy ...] -o OUTDIR [--threads N] [--method NAME] (--help: more)\n");
+  fprintf(stderr, "usage: tsaot-run MODEL.pt [in0.npy ...] -o OUTDIR [--threads N] [--method NAME] [--optimize] "
+                  "(--help: more)\n");
 }
 
 static const char *ts_run_dtype(ts_dtype dt) {
@@ -290,7 +306,8 @@ static bool ts_run_flatten(ts_run_out *o, ts_iv v, int depth) {
 }
 
 int main(int argc, char **argv) {
-  const char *path = NULL, *outdir = NULL, *method = "forward";
+  const char *path = NULL, *outdir = NULL, *method = "forward", *passes = NULL, *log = NULL;
+  bool stats = false;
   int nthreads = 0;
   const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
   int ninputs = 0;
@@ -304,6 +321,28 @@ int main(int argc, char **argv) {
       ts_run_usage(stdout);
       free(inputs);
       return 0;
+    } else if (strcmp(a, "--optimize") == 0) {
+      passes = "default";
+    } else if (strcmp(a, "--print-after-all") == 0) {
+      log = "all";
+    } else if (strcmp(a, "--stats") == 0) {
+      stats = true;
+    } else if (strcmp(a, "--passes") == 0) {
+      if (++i == argc) {
+        fprintf(stderr, "tsaot-run: error: %s needs a value\n", a);
+        free(inputs);
+        return 2;
+      }
+      for (const char *p = argv[i]; *p;) {
+        size_t k = strcspn(p, ",");
+        if (!ts_pass_find(p, k) && !(k == 7 && memcmp(p, "default", 7) == 0) && !(k == 4 && memcmp(p, "none", 4) == 0)) {
+          fprintf(stderr, "tsaot-run: error: unknown pass '%.*s' (tsaot-opt --help lists them)\n", (int)k, p);
+          free(inputs);
+          return 2;
+        }
+        p += k + (p[k] == ',');
+      }
+      passes = argv[i];
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--method") == 0) {
       if (++i == argc) {
         fprintf(stderr, "tsaot-run: error: %s needs a value\n", a);
@@ -361,6 +400,7 @@ int main(int argc, char **argv) {
   bool have_ret = false;
   ts_buf where = {0}, why = {0};
   ts_rt_model *m = NULL;
+  ts_graph *og = NULL;
   if (!args) {
     fprintf(stderr, "tsaot-run: out of memory\n");
     goto out;
@@ -403,7 +443,37 @@ int main(int argc, char **argv) {
       goto out;
     }
   }
-  bool ok = ts_rt_model_run(m, &ctx, method, args, (uint32_t)ninputs, &ret, &where);
+  if (passes) {
+    /* the optimized copy; the model's own graph stays for the argument
+     * checks above and the defaults */
+    uint32_t before = ts_pass_count_nodes(g);
+    const ts_type **types = NULL;
+    og = ts_graph_copy(g);
+    if (!og) {
+      fprintf(stderr, "tsaot-run: out of memory\n");
+      goto out;
+    }
+    if (ninputs && !(types = ts_tool_input_types(og, inputs, (uint32_t)ninputs, &d))) {
+      fputs(d.text.data ? d.text.data : "tsaot-run: bad input spec\n", stderr);
+      goto out;
+    }
+    ts_iv root = ts_rt_model_root(m);
+    ts_pass_env env = {.d = &d,
+                       .module = &root,
+                       .input_types = types,
+                       .ninput_types = types ? ts_block_ninputs(og->block) : 0,
+                       .log_passes = log};
+    bool pok = ts_pass_run_list(og, passes, &env);
+    free(types);
+    if (!pok) {
+      fputs(d.text.data ? d.text.data : "tsaot-run: a pass failed\n", stderr);
+      goto out;
+    }
+    if (stats)
+      fprintf(stderr, "tsaot-run: %s: %u nodes before the passes, %u after (%u prim::FusionGroup)\n", path,
+              before, ts_pass_count_nodes(og), ts_pass_count_kind(og, TS_K_prim_FusionGroup));
+  }
+  bool ok = ts_rt_model_run_graph(m, &ctx, method, og, args, (uint32_t)ninputs, &ret, &where);
   if (ctx.out.len) {
     fwrite(ctx.out.data, 1, ctx.out.len, stdout);
     fflush(stdout);
@@ -432,6 +502,7 @@ out:
   for (int k = 0; args && k < ninputs; k++)
     ts_iv_release(args[k]);
   free(args);
+  ts_graph_free(og);
   ts_rt_model_free(m);
   ts_buf_free(&where);
   ts_buf_free(&why);
