@@ -139,6 +139,7 @@ typedef struct ts_pass_env {
    * "# after <pass> (<N> nodes)"; NULL: getenv("TSAOT_LOG") */
   const char *log_passes;
   ts_buf *log; /* NULL: stderr */
+  bool no_verify; /* skip the verifier after each pass (looking at bugs) */
 } ts_pass_env;
 
 typedef bool (*ts_pass_run_fn)(ts_graph *g, const ts_pass_env *env);
@@ -158,7 +159,8 @@ const ts_pass_info *const *ts_pass_all(uint32_t *n);
 extern const char ts_pass_default_pipeline[];
 /* Runs the named passes in order ("a,b,c"), verifying the graph after each
  * (a failure there is a bug in the pass and is reported as such), logging
- * as env asks. Unknown names are errors. */
+ * as env asks. "default" stands for ts_pass_default_pipeline, "none" for
+ * nothing. Unknown names are errors. */
 bool ts_pass_run_list(ts_graph *g, const char *names, const ts_pass_env *env);
 /* Nodes in the graph, nested blocks and fusion subgraphs included, for
  * logs and statistics. */
