@@ -1,8 +1,43 @@
-/* passes/constant_propagation.c: torch::jit::ConstantPropagationImmutableTypes
- * (passes/constant_propagation.cpp, the ConstantPropagator without an alias
- * database).
+/* passes/constant_propagation.c: torch::jit::ConstantPropagation and
+ * ConstantPropagationImmutableTypes (passes/constant_propagation.cpp, the
+ * ConstantPropagator with and without an alias database).
  *
- * Walks every block in order:
+ * ConstantPropagation (ts_pass_constant_prop) walks the graph as described
+ * below for ImmutableTypes, with PyTorch's supportedNode for the alias-db
+ * variant: any node whose inputs are all prim::Constants, outside the skip
+ * list (If, Loop, Constant, Uninitialized, Guard, AutogradZero,
+ * unchecked_unwrap_optional, unknown kinds), without blocks, side effects
+ * (TS_OPF_SIDE_EFFECT, a "!" argument) or randomness (rand*, bernoulli,
+ * normal, ..., a Generator argument, dropout unless train is a constant
+ * False; also empty*, whose bytes are garbage), and none of whose inputs
+ * and outputs has a writer (ts_alias_has_writers; the db is built on first
+ * need and again after an If or a loop is removed; this pass's own
+ * constants have none), with at least one output in use, is evaluated:
+ *   - nodes of immutable scalars by the evaluator below, whose rules on
+ *     what not to fold (raising, undefined behaviour) hold here too;
+ *   - prim::ListConstruct / prim::ListUnpack as the interpreter does them;
+ *   - anything else by the runtime kernel of its schema (vararg schemas
+ *     are skipped, as PyTorch does), on copies of the constants' values,
+ *     in a private ts_rt_ctx with one thread. A kernel that fails or
+ *     warns leaves the node: the run reports it.
+ * Each output then becomes a new prim::Constant before the node
+ * (ts_pass_const_insert_iv, bytes copied into the graph's arena): tensors
+ * with their refined type, lists with the output's declared type, None
+ * with the output's type. Outputs stay when the value cannot be a constant
+ * (tuples, dicts, objects: PyTorch makes tuple constants, tsaot cannot), is
+ * a tensor requiring grad, does not fit the output's type (an int for a
+ * declared float is converted), or is a tensor (or list of them) of more
+ * than 1024 elements and more elements than the node's constant tensor
+ * inputs hold together: frozen-parameter arithmetic (t(w), w * scale)
+ * folds whatever its size, zeros([1000, 1000]) or an expand of a small
+ * constant does not (PyTorch folds those too, and keeps the bytes). So
+ * that a hostile graph cannot make the compiler allocate without bound,
+ * the kernel does not even run when an int list input (a size) multiplies
+ * out beyond that limit, nor for tensors made from scalars alone except
+ * by zeros, ones, full, tensor and NumToTensor (arange, eye stay).
+ *
+ * ConstantPropagationImmutableTypes (ts_pass_constant_prop_immutable)
+ * walks every block in order:
  * - prim::If on a prim::Constant condition: the taken block is propagated,
  *   its nodes move before the If, the If's outputs become the block's and
  *   the If goes (with the other block, side effects and all). On another
@@ -22,10 +57,10 @@
  *   a None result keeps the output's type, e.g. int?).
  * If anything changed, EliminateDeadCode runs on the graph afterwards.
  *
- * PyTorch evaluates the node with its interpreter; tsaot has none yet, so
- * the evaluator below knows the scalar ops that fold in practice, with
- * PyTorch's kernels' semantics (register_prim_ops.cpp). Anything else is
- * left as it is:
+ * PyTorch evaluates the node with its interpreter; here the evaluator
+ * below knows the scalar ops that fold in practice, with PyTorch's kernels'
+ * semantics (register_prim_ops.cpp), and ImmutableTypes leaves anything
+ * else as it is (ConstantPropagation runs the kernel):
  *   aten::add/sub/mul        int, float, mixed (float result); add of str
  *   aten::div                true division, float result
  *   aten::floordiv           int: rounds toward -inf (Python's //);
@@ -63,7 +98,8 @@
  * aten::format is vararg, which PyTorch's constant propagation skips too.
  * Tuples: PyTorch folds a TupleConstruct of constants into a tuple
  * constant; tsaot's prim::Constant cannot hold a tuple, so TupleConstruct
- * (and TupleIndex/TupleUnpack of a tuple constant) are not folded. */
+ * (and TupleIndex/TupleUnpack of a tuple constant) are not folded, in
+ * either pass (lower-simple-tuples reads through TupleConstructs). */
 #include "passes.h"
 
 #include <errno.h>
@@ -76,6 +112,14 @@ typedef struct ts_cprop {
   bool changed;
   bool oom;
   ts_buf scratch; /* bytes of a str result */
+  bool unknown;   /* ts_cprop_eval met an op it has no evaluator for */
+  /* ConstantPropagation (not ImmutableTypes): kernels and the alias db */
+  bool full;
+  bool kernels; /* ts_rt_kernels_init succeeded */
+  ts_rt_ctx ctx;
+  ts_alias_db *db;        /* built on first need; NULL: not built */
+  bool db_failed;         /* the db could not be built: mutable values count as written */
+  uint32_t db_watermark;  /* values with ids from here on are newer than the db */
 } ts_cprop;
 
 /* ---- int64 arithmetic without undefined behaviour ---- */
@@ -536,7 +580,7 @@ static bool ts_cprop_eval(ts_cprop *c, const ts_node *n, const ts_cval *in, ts_c
       return false;
     *out = in[0];
     return true;
-  default: return false;
+  default: c->unknown = true; return false;
   }
 }
 
@@ -585,6 +629,338 @@ static void ts_cprop_node_fold(ts_cprop *c, ts_node *n) {
   c->changed = true;
 }
 
+/* ---- ConstantPropagation: any op with a kernel ---- */
+
+/* Tensor results of at most this many elements are always kept as
+ * constants; larger ones only when the node's constant tensor inputs hold
+ * at least as many elements (frozen-parameter arithmetic such as t(weight)
+ * or weight * scale), so that folding never turns a small graph into a
+ * large one (zeros([1000, 1000]), expand of a scalar). */
+enum { TS_CPROP_SMALL_TENSOR = 1024 };
+
+/* Node::isNondeterministic, and ops whose result is uninitialised memory:
+ * random ops (named, or taking a Generator), dropout unless train is a
+ * constant False, empty*. */
+static bool ts_cprop_nondeterministic(const ts_node *n, const ts_schema *s) {
+  static const char *const names[] = {
+      "aten::rand",        "aten::rand_like", "aten::randn",    "aten::randn_like",   "aten::randint",
+      "aten::randint_like", "aten::randperm", "aten::bernoulli", "aten::multinomial", "aten::normal",
+      "aten::poisson",     "aten::binomial",  "aten::rrelu",    "aten::rrelu_with_noise", "aten::_standard_gamma",
+      "aten::native_dropout", "aten::_fused_dropout", "aten::empty", "aten::empty_like", "aten::empty_strided",
+      "aten::new_empty",   "aten::new_empty_strided",
+  };
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp(n->kind_name, names[i]) == 0)
+      return true;
+  if (strstr(n->kind_name, "dropout")) {
+    /* dropout(input, p, train): deterministic only when train is False */
+    bool train = true;
+    return !(n->ninputs == 3 && ts_pass_const_bool(n->inputs[2], &train) && !train);
+  }
+  for (uint32_t i = 0; s && i < s->nargs; i++) {
+    const ts_type *t = s->args[i].type;
+    if (t->kind == TS_TY_OPTIONAL)
+      t = t->elems[0];
+    if (t->kind == TS_TY_GENERATOR)
+      return true;
+  }
+  return false;
+}
+
+/* A schema argument the op writes to ("Tensor(a!)"). */
+static bool ts_cprop_schema_writes(const ts_schema *s) {
+  for (uint32_t i = 0; s && i < s->nargs; i++)
+    if (s->args[i].alias && s->args[i].alias->is_write)
+      return true;
+  return false;
+}
+
+/* AliasDb::hasWriters for one value. Immutable values have none; values
+ * made after the db was built are this pass's constants, which replaced
+ * outputs that had none. */
+static bool ts_cprop_written(ts_cprop *c, const ts_value *v) {
+  if (!ts_pass_type_mutable(v->type))
+    return false;
+  if (c->db_failed)
+    return true;
+  if (!c->db) {
+    ts_diag d = {0}; /* a db that cannot be built means "may be written" */
+    c->db_watermark = c->g->next_value_id;
+    c->db = ts_alias_db_new(c->g, &d);
+    ts_diag_free(&d);
+    if (!c->db) {
+      c->db_failed = true;
+      return true;
+    }
+  }
+  if (v->id >= c->db_watermark)
+    return false;
+  return ts_alias_has_writers(c->db, v);
+}
+
+/* The db describes the graph as it was; after If inlining or loop removal
+ * it is built again when next needed. */
+static void ts_cprop_db_invalidate(ts_cprop *c) {
+  if (c->db)
+    ts_alias_db_free(c->db);
+  c->db = NULL;
+}
+
+/* ConstantPropagator::supportedNode with an alias db: the skip list, no
+ * blocks, no side effects, deterministic, and nothing writes to its inputs
+ * or outputs. */
+static bool ts_cprop_supported_full(ts_cprop *c, const ts_node *n) {
+  switch (n->kind) {
+  case TS_K_prim_If:
+  case TS_K_prim_Loop:
+  case TS_K_prim_Constant:
+  case TS_K_prim_Uninitialized:
+  case TS_K_prim_Guard:
+  case TS_K_prim_AutogradZero:
+  case TS_K_prim_unchecked_unwrap_optional:
+  case TS_K_OTHER: return false;
+  default: break;
+  }
+  if (n->nblocks || (n->op && (n->op->flags & TS_OPF_SIDE_EFFECT)))
+    return false;
+  bool used = false;
+  for (uint32_t i = 0; i < n->noutputs; i++)
+    used = used || n->outputs[i]->nuses;
+  if (!used)
+    return false; /* dead code elimination removes it */
+  const ts_schema *s = ts_node_schema(n);
+  if (ts_cprop_schema_writes(s) || ts_cprop_nondeterministic(n, s))
+    return false;
+  for (uint32_t i = 0; i < n->ninputs; i++)
+    if (ts_cprop_written(c, n->inputs[i]))
+      return false;
+  for (uint32_t i = 0; i < n->noutputs; i++)
+    if (ts_cprop_written(c, n->outputs[i]))
+      return false;
+  return true;
+}
+
+/* Elements of the tensors in v (a tensor or a list of them). */
+static int64_t ts_cprop_tensor_numel(ts_iv v) {
+  if (v.tag == TS_IV_TENSOR)
+    return ts_rt_tensor_numel(v.u.t);
+  int64_t n = 0;
+  if (v.tag == TS_IV_LIST)
+    for (uint32_t i = 0; i < v.u.l->n; i++)
+      if (v.u.l->items[i].tag == TS_IV_TENSOR)
+        n += ts_rt_tensor_numel(v.u.l->items[i].u.t);
+  return n;
+}
+
+/* Whether a result may become a constant: no gradient-requiring tensor,
+ * tensors within the size rule above. */
+static bool ts_cprop_keep_result(ts_iv v, int64_t input_numel) {
+  if (v.tag == TS_IV_TENSOR && v.u.t->requires_grad)
+    return false;
+  if (v.tag == TS_IV_LIST)
+    for (uint32_t i = 0; i < v.u.l->n; i++)
+      if (v.u.l->items[i].tag == TS_IV_TENSOR && v.u.l->items[i].u.t->requires_grad)
+        return false;
+  int64_t numel = ts_cprop_tensor_numel(v);
+  return numel <= TS_CPROP_SMALL_TENSOR || numel <= input_numel;
+}
+
+/* Whether running n on `in` allocates at most about what the size rule
+ * keeps, judged before the kernel runs (a hostile graph must not make the
+ * compiler allocate zeros([100000, 100000])): every int list among the
+ * inputs (sizes, mostly) has a product of its positive entries within
+ * max(1024, input_numel), and a tensor made from no tensor comes from an
+ * op whose size is such a list (zeros, ones, full, tensor, NumToTensor;
+ * not arange or eye, sized by scalars). */
+static bool ts_cprop_bounded(const ts_node *n, const ts_iv *in, int64_t input_numel) {
+  int64_t limit = input_numel > TS_CPROP_SMALL_TENSOR ? input_numel : TS_CPROP_SMALL_TENSOR;
+  bool tensor_in = false;
+  for (uint32_t i = 0; i < n->ninputs; i++) {
+    if (in[i].tag == TS_IV_TENSOR)
+      tensor_in = true;
+    if (in[i].tag != TS_IV_LIST)
+      continue;
+    int64_t prod = 1;
+    for (uint32_t k = 0; k < in[i].u.l->n; k++) {
+      ts_iv e = in[i].u.l->items[k];
+      tensor_in = tensor_in || e.tag == TS_IV_TENSOR;
+      if (e.tag != TS_IV_INT || e.u.i <= 0)
+        continue;
+      if (e.u.i > limit / prod)
+        return false;
+      prod *= e.u.i;
+    }
+  }
+  if (tensor_in)
+    return true;
+  bool tensor_out = false;
+  for (uint32_t i = 0; i < n->noutputs; i++)
+    tensor_out = tensor_out || n->outputs[i]->type->kind == TS_TY_TENSOR;
+  switch (n->kind) {
+  case TS_K_aten_zeros:
+  case TS_K_aten_ones:
+  case TS_K_aten_full:
+  case TS_K_aten_tensor:
+  case TS_K_prim_NumToTensor: return true;
+  default: return !tensor_out;
+  }
+}
+
+/* The node's outputs, computed from `in` (the inputs' values): by the
+ * interpreter's own rule for ListConstruct/ListUnpack, else the kernel of
+ * the node's schema. False (nothing in out) when the op cannot be run here
+ * or fails: the node stays and fails at run time with the right message. */
+static bool ts_cprop_run(ts_cprop *c, ts_node *n, const ts_iv *in, ts_iv *out) {
+  ts_rt_ctx *ctx = &c->ctx;
+  if (ts_node_is(n, TS_K_prim_ListConstruct)) {
+    const ts_type *t = n->noutputs == 1 ? n->outputs[0]->type : NULL;
+    if (!t || t->kind != TS_TY_LIST)
+      return false;
+    ts_rt_list *l = ts_rt_list_new(ctx, t->elems[0], n->ninputs);
+    if (!l)
+      return false;
+    for (uint32_t k = 0; k < n->ninputs; k++) {
+      ts_iv_retain(in[k]);
+      if (!ts_rt_list_append(ctx, l, in[k])) {
+        ts_iv_release((ts_iv){.u.l = l, .tag = TS_IV_LIST});
+        return false;
+      }
+    }
+    out[0] = (ts_iv){.u.l = l, .tag = TS_IV_LIST};
+    return true;
+  }
+  if (ts_node_is(n, TS_K_prim_ListUnpack)) {
+    if (n->ninputs != 1 || in[0].tag != TS_IV_LIST || in[0].u.l->n != n->noutputs)
+      return false;
+    for (uint32_t k = 0; k < n->noutputs; k++) {
+      out[k] = in[0].u.l->items[k];
+      ts_iv_retain(out[k]);
+    }
+    return true;
+  }
+  if (!c->kernels)
+    return false;
+  const ts_schema *s = ts_node_schema(n);
+  /* vararg schemas are skipped, as PyTorch does */
+  ts_rt_kernel_fn fn = s && !s->vararg && !s->varret ? ts_rt_kernel_for(s) : NULL;
+  if (!fn)
+    return false;
+  size_t printed = ctx->out.len;
+  ts_rt_call call = {.in = in, .nin = n->ninputs, .out = out, .nout = n->noutputs, .node = n};
+  if (!fn(ctx, &call)) {
+    ts_rt_clear_error(ctx);
+    return false;
+  }
+  if (ctx->out.len != printed) {
+    /* the kernel warned: that belongs to the run, not to the compiler */
+    for (uint32_t k = 0; k < n->noutputs; k++)
+      ts_iv_clear(&out[k]);
+    ctx->out.len = printed;
+    ctx->out.data[printed] = 0;
+    return false;
+  }
+  return true;
+}
+
+/* Whether a result can stand for a value of type t: kernels of Scalar-
+ * returning ops give whichever number they computed, and a constant of
+ * another type than the value's would select other overloads downstream.
+ * An int where a float is declared is converted; other mismatches are not
+ * folded. */
+static bool ts_cprop_fits(ts_iv *v, const ts_type *t) {
+  if (t->kind == TS_TY_OPTIONAL) {
+    if (v->tag == TS_IV_NONE)
+      return true;
+    t = t->elems[0];
+  }
+  switch (t->kind) {
+  case TS_TY_FLOAT:
+    if (v->tag == TS_IV_INT)
+      *v = ts_iv_double((double)v->u.i);
+    return v->tag == TS_IV_DOUBLE;
+  case TS_TY_INT: return v->tag == TS_IV_INT;
+  case TS_TY_BOOL: return v->tag == TS_IV_BOOL;
+  case TS_TY_STR: return v->tag == TS_IV_STR;
+  case TS_TY_DEVICE: return v->tag == TS_IV_DEVICE;
+  case TS_TY_TENSOR: return v->tag == TS_IV_TENSOR;
+  case TS_TY_LIST: return v->tag == TS_IV_LIST;
+  case TS_TY_NONE: return v->tag == TS_IV_NONE;
+  default: return true; /* Scalar, Any, unions: the value's own type */
+  }
+}
+
+enum { TS_CPROP_MAX_IO = 32 };
+
+/* propagateNode: runs n on its constant inputs and replaces each output
+ * that can be a constant by one. */
+static void ts_cprop_fold_full(ts_cprop *c, ts_node *n) {
+  ts_iv in[TS_CPROP_MAX_IO], out[TS_CPROP_MAX_IO];
+  if (n->ninputs > TS_CPROP_MAX_IO || n->noutputs > TS_CPROP_MAX_IO)
+    return;
+  uint32_t got = 0;
+  int64_t input_numel = 0;
+  for (; got < n->ninputs; got++) {
+    /* the same value twice is one object (aten::__is__ compares them) */
+    uint32_t j = 0;
+    while (j < got && n->inputs[j] != n->inputs[got])
+      j++;
+    if (j < got) {
+      in[got] = in[j];
+      ts_iv_retain(in[got]);
+      continue;
+    }
+    if (!ts_pass_const_to_iv(&c->ctx, n->inputs[got], &in[got]))
+      break;
+    input_numel += ts_cprop_tensor_numel(in[got]);
+  }
+  bool ran = got == n->ninputs && ts_cprop_bounded(n, in, input_numel) && ts_cprop_run(c, n, in, out);
+  for (uint32_t i = 0; i < got; i++)
+    ts_iv_release(in[i]);
+  ts_rt_clear_error(&c->ctx);
+  if (!ran)
+    return;
+  for (uint32_t i = 0; i < n->noutputs; i++) {
+    ts_value *o = n->outputs[i];
+    if (!c->oom && o->nuses && ts_cprop_fits(&out[i], o->type) && ts_cprop_keep_result(out[i], input_numel)) {
+      /* lists keep their declared type (an empty list's element type is
+       * not in its value); None keeps the output's type, as PyTorch does */
+      const ts_type *ty = out[i].tag == TS_IV_NONE || (out[i].tag == TS_IV_LIST && o->type->kind == TS_TY_LIST)
+                              ? o->type
+                              : NULL;
+      ts_value *k = ts_pass_const_insert_iv(n, &out[i], ty, false);
+      if (k) {
+        ts_value_replace_all_uses(o, k);
+        c->changed = true;
+      } else if (!ts_graph_ok(c->g)) {
+        c->oom = true;
+      }
+      /* otherwise not a constant here (a tuple, a dict): the output stays */
+    }
+    ts_iv_release(out[i]);
+  }
+}
+
+/* Immutable scalars first with the evaluator above (its rules on what not
+ * to fold hold here too), then anything else with a kernel. */
+static void ts_cprop_fold(ts_cprop *c, ts_node *n) {
+  bool scalar = true;
+  for (uint32_t i = 0; i < n->ninputs; i++)
+    scalar = scalar && !ts_pass_type_mutable(n->inputs[i]->type);
+  for (uint32_t i = 0; i < n->noutputs; i++)
+    scalar = scalar && !ts_pass_type_mutable(n->outputs[i]->type);
+  if (scalar && n->noutputs == 1) {
+    c->unknown = false;
+    bool before = c->changed;
+    c->changed = false;
+    ts_cprop_node_fold(c, n);
+    bool folded = c->changed;
+    c->changed = before || folded;
+    if (folded || !c->unknown || c->oom)
+      return;
+  }
+  ts_cprop_fold_full(c, n);
+}
+
 static void ts_cprop_block(ts_cprop *c, ts_block *b);
 
 static void ts_cprop_blocks(ts_cprop *c, ts_node *n) {
@@ -602,6 +978,7 @@ static void ts_cprop_inline_if(ts_cprop *c, ts_node *n, bool cond) {
     ts_value_replace_all_uses(n->outputs[i], ts_block_output(body, i));
   ts_node_destroy(n);
   c->changed = true;
+  ts_cprop_db_invalidate(c);
 }
 
 /* A copy of constant `k` before `pos` (for list constants, which
@@ -722,10 +1099,16 @@ static void ts_cprop_node(ts_cprop *c, ts_node *n) {
         ts_value_replace_all_uses(n->outputs[i], n->inputs[i + 2]);
       ts_node_destroy(n);
       c->changed = true;
+      ts_cprop_db_invalidate(c);
     } else {
       ts_cprop_blocks(c, n);
       ts_cprop_loop_outputs(c, n);
     }
+  } else if (c->full) {
+    if (constant_inputs && ts_cprop_supported_full(c, n))
+      ts_cprop_fold(c, n);
+    else
+      ts_cprop_blocks(c, n);
   } else if (constant_inputs && ts_cprop_supported(n)) {
     ts_cprop_node_fold(c, n);
   } else {
@@ -747,6 +1130,23 @@ bool ts_pass_constant_prop_immutable(ts_graph *g, ts_diag *d) {
   ts_buf_free(&c.scratch);
   if (c.oom || !ts_graph_ok(g)) {
     ts_diag_error(d, "constant-prop-immutable: out of memory");
+    return false;
+  }
+  return c.changed ? ts_pass_dce(g, d) : true;
+}
+
+bool ts_pass_constant_prop(ts_graph *g, ts_diag *d) {
+  ts_cprop c = {.g = g, .full = true};
+  c.kernels = ts_rt_kernels_init(NULL);
+  /* ts_rt_ctx_init would also set OpenBLAS's thread count for the whole
+   * process; a pass must not change what later runs get */
+  c.ctx.nthreads = 1;
+  ts_cprop_block(&c, g->block);
+  ts_buf_free(&c.scratch);
+  ts_cprop_db_invalidate(&c);
+  ts_rt_ctx_free(&c.ctx);
+  if (c.oom || !ts_graph_ok(g)) {
+    ts_diag_error(d, "constprop: out of memory");
     return false;
   }
   return c.changed ? ts_pass_dce(g, d) : true;

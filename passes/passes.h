@@ -48,9 +48,11 @@ bool ts_pass_lower_simple_tuples(ts_graph *g, ts_diag *d);
 bool ts_pass_constant_prop_immutable(ts_graph *g, ts_diag *d);
 
 /* dead_code_elimination.c: removes nodes whose outputs are unused and that
- * have no side effects (TS_OPF_SIDE_EFFECT, or a "!" argument in their
- * schema), unused loop-carried values and If outputs, as
- * torch::jit::EliminateDeadCode. */
+ * have no side effects (TS_OPF_SIDE_EFFECT, unknown kinds), unused
+ * loop-carried values and If outputs, as torch::jit::EliminateDeadCode on a
+ * whole graph: with alias analysis, a node that writes memory (a "!"
+ * argument) stays only if the memory is read later or the caller sees it
+ * (a graph input or output). */
 bool ts_pass_dce(ts_graph *g, ts_diag *d);
 
 /* peephole.c: the parts of torch::jit::PeepholeOptimize that hold without
@@ -90,6 +92,12 @@ bool ts_pass_const_bool(const ts_value *v, bool *out);
  * its type is the value's own (int, float, bool, str, NoneType, Device) and
  * it has no source location. NULL on allocation failure. */
 ts_value *ts_pass_const_insert(ts_node *pos, const ts_cval *c);
+/* Appends to `n` (linked in a block) an input for each argument of `s`
+ * after its current inputs, made from the argument's default (None, bool,
+ * int, float constants inserted before n): the interpreter and codegen
+ * take every argument, as PyTorch's graphs give them. False when an
+ * argument has no such default, or on OOM. */
+bool ts_pass_node_add_defaults(ts_node *n, const ts_schema *s);
 /* EqualNode, as constant pooling and constant propagation use it: same
  * kind, same output types, the same inputs, the same attributes (floats
  * with ==, so 0. and -0. match and nan never; tensor and graph attributes
@@ -205,14 +213,16 @@ bool ts_alias_can_move_before(const ts_alias_db *db, const ts_node *n, const ts_
  * first input (self) is replaced by a constant of the attribute's value
  * (tensors become tensor constants pointing at the module's storages,
  * submodule attributes are followed, scalars/lists/tuples/strings become
- * constants), unless some prim::SetAttr writes that attribute; the self
- * input is left unused. */
+ * constants), unless some prim::SetAttr writes that attribute or an op may
+ * write it in place (or a storage it shares); the self input is left
+ * unused. */
 bool ts_pass_freeze(ts_graph *g, const ts_iv *module, ts_diag *d);
 
 /* fold_conv_bn.c: FoldFrozenConvBatchnorm, FoldFrozenLinearBatchnorm:
- * conv{1,2,3}d/_convolution or linear followed by batch_norm in eval mode,
- * all of whose parameters are constants, becomes one conv/linear with new
- * weight and bias constants. */
+ * conv{1,2,3}d/_convolution or linear followed by batch_norm in eval mode
+ * (training a constant False), whose weights, biases, running stats and
+ * eps are constants, becomes one conv/linear with new weight and bias
+ * constants. */
 bool ts_pass_fold_conv_bn(ts_graph *g, ts_diag *d);
 
 /* remove_dropout.c: dropout/feature_dropout/alpha_dropout (and their
@@ -238,9 +248,11 @@ bool ts_pass_cse(ts_graph *g, ts_diag *d);
  * graphs small). */
 bool ts_pass_unroll(ts_graph *g, ts_diag *d);
 
-/* remove_mutation.c: RemoveMutation: an in-place op (add_, relu_,
- * masked_fill_, ...) whose written value has no alias that is used after
- * it, and that does not escape, becomes the functional op. */
+/* remove_mutation.c: RemoveListMutation + RemoveTensorMutation: an in-place
+ * op (add_, relu_, masked_fill_, ...) on a fresh value (not a graph input,
+ * not a view or element of another value) that nothing touches between its
+ * creation and the op becomes the functional op, and later uses read its
+ * result; ListConstruct + append/insert becomes one ListConstruct. */
 bool ts_pass_remove_mutation(ts_graph *g, ts_diag *d);
 
 /* shape_prop.c: the graph's input types refined to `types` (one per input;

@@ -376,6 +376,19 @@ ts_rt_kernel_fn ts_rt_kernel_by_name(const char *schema_name);
 /* Every bound entry, for tests and listings; count in *n. */
 const ts_rt_kernel_def *const *ts_rt_kernels_all(uint32_t *n);
 
+/* -------------------------------------------------------------- constant.c */
+
+/* The value of prim::Constant node `n` as a new IValue (toIValue): None,
+ * bool, int, float, str, Device, Function (its qualified name), a tensor
+ * (a new runtime tensor holding a copy of the constant's bytes, same
+ * geometry), or an int/bool/float/str/Tensor list. False with the reason in
+ * ctx (a tensor without data, as a graph read from text has; malformed
+ * attributes; out of memory); the caller adds the node's location. */
+bool ts_rt_iv_from_constant(ts_rt_ctx *ctx, const ts_node *n, ts_iv *out);
+/* New tensor with a copy of a tensor constant's bytes and its geometry;
+ * sizes and strides are checked (hostile files). NULL and ctx's error. */
+ts_rt_tensor *ts_rt_tensor_from_tconst(ts_rt_ctx *ctx, const ts_tconst *tc);
+
 /* ---------------------------------------------------------------- interp.c */
 
 /* What the interpreter needs from whoever loaded the program: the graph of a
