@@ -1,26 +1,30 @@
 /* passes/dead_code_elimination.c: torch::jit::EliminateDeadCode, the
- * inverse mark and sweep of passes/dead_code_elimination.cpp.
+ * inverse mark and sweep of passes/dead_code_elimination.cpp, with its
+ * alias analysis (the whole-graph variant).
  *
  * Mark: the graph's return and every node with side effects are live; going
- * backwards through each block, a node is live when one of its outputs is;
- * a live node makes its inputs and the nodes holding it live. A block's
- * return only makes live the values its owner's live outputs need (for a
- * loop: the carried values that are live after the loop or read in the
- * body, and the continue condition); loops are marked until nothing new is.
- * Sweep: backwards, unused If outputs and unused loop-carried values (output
- * and body input both unused) are dropped with their block outputs, then
- * every unmarked node without uses goes.
+ * backwards through each block, a node is live when one of its outputs is,
+ * or when it writes memory that a live value may point to (markIfLive with
+ * writesToAlias); a live node makes its inputs and the nodes holding it
+ * live. A block's return only makes live the values its owner's live
+ * outputs need (for a loop: the carried values that are live after the loop
+ * or read in the body, and the continue condition); loops are marked until
+ * nothing new is. Sweep: backwards, unused If outputs and unused
+ * loop-carried values (output and body input both unused) are dropped with
+ * their block outputs, then every unmarked node without uses goes.
  *
  * Side effects, as Node::hasSideEffects plus hasUntrackedMutation: the op
  * table's TS_OPF_SIDE_EFFECT kinds (Print, RaiseException, CallFunction,
  * CallMethod, SetAttr, warn, ...), prim::BailOut, nodes with such a node in
- * a nested block, nodes whose schema writes to an argument ("!"), and every
- * kind the op table does not know (their effects are unknown).
+ * a nested block, every kind the op table does not know (their effects are
+ * unknown), and nodes that write memory the caller can see (a graph input,
+ * a graph output, the wildcard set: ts_alias_escapes). So a fresh local
+ * tensor written in place and never read again is dead, with its writes.
  *
- * What differs from PyTorch: PyTorch's whole-graph DCE asks its alias
- * analysis whether a node writes to a live value; with no alias analysis
- * here, this is the variant PyTorch runs on a bare block: any node that
- * mutates an argument is kept, even when what it writes is dead. Fork
+ * What differs from PyTorch: the untracked-mutation test asks whether a
+ * written input escapes (PyTorch: whether the write hits the wildcard set),
+ * which also keeps writes to what the graph returns; a write into a live
+ * list's elements keeps the node (the db's queries see contents). Fork
  * subgraph inputs (prim::fork) are not pruned: there is no fork kind yet. */
 #include "passes.h"
 
@@ -29,10 +33,15 @@
 
 typedef struct ts_dce {
   ts_graph *g;
+  ts_alias_db *db;
   uint8_t *marked;  /* by node id */
   uint8_t *live;    /* by value id */
   int8_t *effects;  /* by node id: -1 unknown, 0, 1 */
   uint32_t nnodes, nvalues;
+  /* the live values of mutable types, for the writes test */
+  const ts_value **live_mut;
+  uint32_t nlive_mut, cap_live_mut;
+  bool oom;
 } ts_dce;
 
 /* Loop and If shapes the sweep relies on (a verified graph has them; with
@@ -54,49 +63,51 @@ static bool ts_dce_marked(const ts_dce *d, const ts_node *n) { return n->id < d-
 static bool ts_dce_live(const ts_dce *d, const ts_value *v) { return v->id < d->nvalues && d->live[v->id]; }
 
 static void ts_dce_set_live(ts_dce *d, const ts_value *v) {
-  if (v->id < d->nvalues)
-    d->live[v->id] = 1;
+  if (v->id >= d->nvalues || d->live[v->id])
+    return;
+  d->live[v->id] = 1;
+  if (!ts_pass_type_mutable(v->type))
+    return;
+  if (d->nlive_mut == d->cap_live_mut) {
+    uint32_t cap = d->cap_live_mut ? d->cap_live_mut * 2 : 64;
+    const ts_value **p = realloc(d->live_mut, (size_t)cap * sizeof *p);
+    if (!p) {
+      d->oom = true;
+      return;
+    }
+    d->live_mut = p;
+    d->cap_live_mut = cap;
+  }
+  d->live_mut[d->nlive_mut++] = v;
 }
 
-/* Whether any overload the node could be using writes to an argument: its
- * matching schema, or, when none matches the input types, any overload with
- * a fitting argument count. */
-static bool ts_dce_mutates(const ts_node *n) {
-  const ts_schema *s = ts_node_schema(n);
-  uint32_t count = 0;
-  const ts_schema *const *all = ts_op_schemas(n->kind, &count);
-  for (uint32_t k = 0; k < (s ? 1u : count); k++) {
-    const ts_schema *c = s ? s : all[k];
-    if (!s) {
-      if (n->ninputs > c->nargs && !c->vararg)
-        continue;
-      bool fits = true;
-      for (uint32_t i = n->ninputs; i < c->nargs; i++)
-        fits &= c->args[i].has_default;
-      if (!fits)
-        continue;
-    }
-    for (uint32_t i = 0; i < c->nargs; i++)
-      if (c->args[i].alias && c->args[i].alias->is_write)
-        return true;
-  }
+/* hasUntrackedMutation: n writes memory the caller can see. */
+static bool ts_dce_writes_escaping(const ts_dce *d, const ts_node *n) {
+  if (!ts_alias_node_has_writes(d->db, n))
+    return false;
+  for (uint32_t i = 0; i < n->ninputs; i++)
+    if (ts_alias_node_writes_to(d->db, n, n->inputs[i]) && ts_alias_escapes(d->db, n->inputs[i]))
+      return true;
+  for (uint32_t i = 0; i < n->noutputs; i++)
+    if (ts_alias_node_writes_to(d->db, n, n->outputs[i]) && ts_alias_escapes(d->db, n->outputs[i]))
+      return true;
   return false;
 }
 
-static bool ts_dce_node_effects(const ts_node *n) {
+static bool ts_dce_node_effects(const ts_dce *d, const ts_node *n) {
   if (n->kind == TS_K_OTHER)
     return true;
   if (n->kind == TS_K_prim_BailOut)
     return true;
   if (n->op && (n->op->flags & TS_OPF_SIDE_EFFECT))
     return true;
-  return ts_dce_mutates(n);
+  return ts_dce_writes_escaping(d, n);
 }
 
 static bool ts_dce_has_effects(ts_dce *d, const ts_node *n) {
   if (n->id < d->nnodes && d->effects[n->id] >= 0)
     return d->effects[n->id] != 0;
-  bool e = ts_dce_node_effects(n);
+  bool e = ts_dce_node_effects(d, n);
   for (uint32_t i = 0; i < n->nblocks && !e; i++)
     for (const ts_node *m = ts_block_first(n->blocks[i]); m != n->blocks[i]->ret && !e; m = m->next)
       e = ts_dce_has_effects(d, m);
@@ -145,8 +156,16 @@ static bool ts_dce_mark_return(ts_dce *d, ts_node *ret) {
 }
 
 static bool ts_dce_mark_if_live(ts_dce *d, ts_node *n) {
+  if (ts_dce_marked(d, n))
+    return false;
   for (uint32_t i = 0; i < n->noutputs; i++)
     if (ts_dce_live(d, n->outputs[i]))
+      return ts_dce_mark_node(d, n);
+  /* writesToAlias(node, liveValues) */
+  if (!ts_alias_node_has_writes(d->db, n))
+    return false;
+  for (uint32_t i = 0; i < d->nlive_mut; i++)
+    if (ts_alias_node_writes_to(d->db, n, d->live_mut[i]))
       return ts_dce_mark_node(d, n);
   return false;
 }
@@ -222,24 +241,29 @@ static void ts_dce_sweep(ts_dce *d, ts_block *b) {
 
 bool ts_pass_dce(ts_graph *g, ts_diag *diag) {
   ts_dce d = {.g = g, .nnodes = g->next_node_id, .nvalues = g->next_value_id};
+  d.db = ts_alias_db_new(g, diag);
+  if (!d.db)
+    return false;
   d.marked = calloc(d.nnodes ? d.nnodes : 1, 1);
   d.live = calloc(d.nvalues ? d.nvalues : 1, 1);
   d.effects = malloc(d.nnodes ? d.nnodes : 1);
-  if (!d.marked || !d.live || !d.effects) {
-    free(d.marked);
-    free(d.live);
-    free(d.effects);
-    ts_diag_error(diag, "dce: out of memory");
-    return false;
+  bool ok = d.marked && d.live && d.effects;
+  if (ok) {
+    memset(d.effects, -1, d.nnodes ? d.nnodes : 1);
+    ts_dce_mark_node(&d, g->block->ret);
+    ts_dce_mark_block(&d, g->block);
+    /* a failed allocation may have left a live value unrecorded: then
+     * nothing is removed */
+    ok = !d.oom;
   }
-  memset(d.effects, -1, d.nnodes ? d.nnodes : 1);
-  ts_dce_mark_node(&d, g->block->ret);
-  ts_dce_mark_block(&d, g->block);
-  ts_dce_sweep(&d, g->block);
+  ts_alias_db_free(d.db);
+  if (ok)
+    ts_dce_sweep(&d, g->block);
   free(d.marked);
   free(d.live);
   free(d.effects);
-  if (!ts_graph_ok(g)) {
+  free(d.live_mut);
+  if (!ok || !ts_graph_ok(g)) {
     ts_diag_error(diag, "dce: out of memory");
     return false;
   }
