@@ -5,11 +5,13 @@
  * value, each instruction gathers its inputs from registers, runs (a kernel
  * found from the node's schema, or one of the structural operations the
  * interpreter does itself) and stores its outputs. prim::If and prim::Loop
- * become jumps. A liveness analysis over the code marks the last use of each
- * value so the register's reference is moved into the operation (a tensor is
- * released right after its last use); values whose last use depends on the
- * branch taken are dropped by DROP instructions at the start of each branch
- * and after each loop; outputs nobody reads are released when stored.
+ * become jumps; a prim::FusionGroup runs the code of its Subgraph as a call
+ * does (the fusion pass's groups, before code generation). A liveness
+ * analysis over the code marks the last use of each value so the register's
+ * reference is moved into the operation (a tensor is released right after
+ * its last use); values whose last use depends on the branch taken are
+ * dropped by DROP instructions at the start of each branch and after each
+ * loop; outputs nobody reads are released when stored.
  *
  * An interpreter is used by one thread at a time: code is built lazily and
  * instructions keep small run-time caches (attribute slots, callees).
@@ -59,6 +61,7 @@ typedef enum ts_ip_op {
   TS_IP_IDENTITY, /* unchecked_cast and friends when no kernel does them */
   TS_IP_TOLIST,
   TS_IP_CHUNK, /* prim::ConstantChunk: beg chunks along dim end */
+  TS_IP_FUSION, /* prim::FusionGroup: runs cache_code, its Subgraph's code */
 } ts_ip_op;
 
 typedef struct ts_ip_code ts_ip_code;
@@ -276,172 +279,42 @@ static bool ts_ip_add_const(ts_ip_build *b, ts_iv v, uint32_t *idx) {
   return true;
 }
 
-/* A tensor constant of the graph copied into a runtime tensor with the same
- * geometry. */
-static ts_rt_tensor *ts_ip_tconst(ts_ip_sess *s, const ts_node *n, const ts_tconst *tc) {
-  ts_rt_ctx *ctx = s->ctx;
-  if (!ts_rt_dtype_supported((ts_dtype)tc->dtype)) {
-    ts_ip_fail_at(s, n, "tensor constant of unsupported dtype %s", ts_dtype_name((ts_dtype)tc->dtype)
-                                                                        ? ts_dtype_name((ts_dtype)tc->dtype)
-                                                                        : "?");
-    return NULL;
-  }
-  if (tc->rank < 0 || tc->rank > TS_RT_MAX_DIMS) {
-    ts_ip_fail_at(s, n, "tensor constant of rank %d", (int)tc->rank);
-    return NULL;
-  }
-  int64_t strides[TS_RT_MAX_DIMS];
-  uint64_t extent = 1; /* elements from the first to the last, inclusive */
-  bool empty = false;
-  for (int32_t i = 0; i < tc->rank; i++) {
-    int64_t sz = tc->sizes[i];
-    strides[i] = tc->strides ? tc->strides[i] : 0;
-    if (sz < 0 || strides[i] < 0) {
-      ts_ip_fail_at(s, n, "tensor constant with a negative size or stride");
-      return NULL;
-    }
-    if (sz == 0)
-      empty = true;
-  }
-  if (!tc->strides)
-    ts_rt_strides_contiguous(tc->rank, tc->sizes, strides);
-  if (empty)
-    extent = 0;
-  else
-    for (int32_t i = 0; i < tc->rank; i++) {
-      uint64_t span = (uint64_t)(tc->sizes[i] - 1);
-      if (strides[i] && span > (UINT64_MAX / 4 - extent) / (uint64_t)strides[i]) {
-        ts_ip_fail_at(s, n, "tensor constant too large");
-        return NULL;
-      }
-      extent += span * (uint64_t)strides[i];
-    }
-  size_t es = ts_dtype_size((ts_dtype)tc->dtype);
-  if (extent > SIZE_MAX / 2 / es) {
-    ts_ip_fail_at(s, n, "tensor constant too large");
-    return NULL;
-  }
-  size_t nbytes = (size_t)extent * es;
-  if (nbytes && !tc->data) {
-    ts_ip_fail_at(s, n, "tensor constant without its data (a graph read from text)");
-    return NULL;
-  }
-  ts_rt_storage *st = ts_rt_storage_new(ctx, nbytes, false);
-  if (!st) {
-    ts_ip_locate(s, n);
-    return NULL;
-  }
-  if (nbytes)
-    memcpy(st->data, tc->data, nbytes);
-  ts_rt_tensor *t = ts_rt_tensor_new_view(ctx, st, (ts_dtype)tc->dtype, 0, tc->rank, tc->sizes, strides);
-  ts_rt_storage_release(st);
-  if (!t)
-    ts_ip_locate(s, n);
-  return t;
-}
-
 static const ts_type *ts_ip_list_elem(const ts_type *t) {
   if (t && t->kind == TS_TY_OPTIONAL)
     t = t->elems[0];
   return t && t->kind == TS_TY_LIST ? t->elems[0] : NULL;
 }
 
-/* The value of a prim::Constant. */
+/* The value of a prim::Constant (runtime/constant.c), located at n on
+ * failure. */
 static bool ts_ip_const_value(ts_ip_build *b, const ts_node *n, ts_iv *out) {
-  ts_ip_sess *s = b->s;
-  ts_rt_ctx *ctx = s->ctx;
-  const ts_type *ty = n->noutputs ? n->outputs[0]->type : ts_type_leaf(TS_TY_NONE);
-  const ts_attr *a = ts_node_attr(n, "value");
-  *out = ts_iv_none();
-  if (ty->kind == TS_TY_FUNCTION) {
-    const ts_attr *nm = ts_node_attr(n, "name");
-    const char *q = ty->name ? ty->name : nm && nm->kind == TS_ATTR_STR ? nm->u.s : NULL;
-    if (!q)
-      return ts_ip_fail_at(s, n, "prim::Constant of a Function type without a name");
-    out->tag = TS_IV_FUNCTION;
-    out->u.fn = q;
+  if (ts_rt_iv_from_constant(b->s->ctx, n, out))
     return true;
-  }
-  if (!a)
-    return true; /* None */
-  switch (a->kind) {
-  case TS_ATTR_INT:
-    *out = ty->kind == TS_TY_BOOL ? ts_iv_bool(a->u.i != 0) : ts_iv_int(a->u.i);
-    return true;
-  case TS_ATTR_FLOAT:
-    *out = ts_iv_double(a->u.f);
-    return true;
-  case TS_ATTR_STR: {
-    if (ty->kind == TS_TY_DEVICE) {
-      ts_device dev;
-      if (!ts_device_parse(a->u.s, a->len, &dev))
-        return ts_ip_fail_at(s, n, "bad device constant '%s'", a->u.s);
-      *out = ts_iv_device(dev);
-      return true;
-    }
-    ts_rt_str *str = ts_rt_str_new(ctx, a->u.s, a->len);
-    if (!str) {
-      ts_ip_locate(s, n);
-      return false;
-    }
-    *out = ts_ip_ref(TS_IV_STR, str);
-    return true;
-  }
-  case TS_ATTR_TENSOR: {
-    ts_rt_tensor *t = ts_ip_tconst(s, n, a->u.t);
-    if (!t)
-      return false;
-    *out = ts_iv_tensor(t);
-    return true;
-  }
-  case TS_ATTR_INTS:
-  case TS_ATTR_FLOATS:
-  case TS_ATTR_STRS:
-  case TS_ATTR_TENSORS: {
-    const ts_type *elem = ts_ip_list_elem(ty);
-    if (a->len > UINT32_MAX / 2)
-      return ts_ip_fail_at(s, n, "list constant too long");
-    ts_rt_list *l = ts_rt_list_new(ctx, elem, (uint32_t)a->len);
-    if (!l) {
-      ts_ip_locate(s, n);
-      return false;
-    }
-    for (size_t i = 0; i < a->len; i++) {
-      ts_iv v = ts_iv_none();
-      if (a->kind == TS_ATTR_INTS)
-        v = elem && elem->kind == TS_TY_BOOL ? ts_iv_bool(a->u.is[i] != 0) : ts_iv_int(a->u.is[i]);
-      else if (a->kind == TS_ATTR_FLOATS)
-        v = ts_iv_double(a->u.fs[i]);
-      else if (a->kind == TS_ATTR_STRS) {
-        ts_rt_str *str = ts_rt_str_new(ctx, a->u.ss[i], strlen(a->u.ss[i]));
-        if (!str)
-          goto fail;
-        v = ts_ip_ref(TS_IV_STR, str);
-      } else {
-        ts_rt_tensor *t = ts_ip_tconst(s, n, a->u.ts[i]);
-        if (!t)
-          goto fail;
-        v = ts_iv_tensor(t);
-      }
-      if (!ts_rt_list_append(ctx, l, v))
-        goto fail;
-      continue;
-    fail:
-      ts_iv_release(ts_ip_ref(TS_IV_LIST, l));
-      ts_ip_locate(s, n);
-      return false;
-    }
-    *out = ts_ip_ref(TS_IV_LIST, l);
-    return true;
-  }
-  case TS_ATTR_GRAPH:
-  case TS_ATTR_TYPE:
-    break;
-  }
-  return ts_ip_fail_at(s, n, "prim::Constant with an attribute the interpreter cannot hold");
+  ts_ip_locate(b->s, n);
+  return false;
 }
 
 static bool ts_ip_block(ts_ip_build *b, const ts_block *blk);
+static ts_ip_code *ts_ip_code_for(ts_ip_sess *s, ts_graph *g);
+
+/* prim::FusionGroup: its "Subgraph" runs on the node's inputs like a called
+ * function; the subgraph's code is built here, once per interpreter (the
+ * code cache is keyed by graph). */
+static bool ts_ip_emit_fusion(ts_ip_build *b, const ts_node *n) {
+  const ts_attr *a = ts_node_attr(n, "Subgraph");
+  ts_graph *sub = a && a->kind == TS_ATTR_GRAPH ? a->u.g : NULL;
+  if (!sub || ts_block_ninputs(sub->block) != n->ninputs || ts_block_noutputs(sub->block) != n->noutputs)
+    return ts_ip_fail_at(b->s, n, "malformed prim::FusionGroup: its Subgraph does not take its inputs and give its "
+                                  "outputs");
+  ts_ip_code *c = ts_ip_code_for(b->s, sub);
+  if (!c)
+    return false;
+  uint32_t pc = ts_ip_emit_node(b, TS_IP_FUSION, n);
+  if (pc == UINT32_MAX)
+    return false;
+  b->code->insns[pc].cache_code = c;
+  return true;
+}
 
 /* prim::If: JUMP_IF_FALSE to the else branch; each branch starts with a
  * DROP (filled after liveness) and ends moving its outputs into the node's. */
@@ -726,6 +599,8 @@ static bool ts_ip_node(ts_ip_build *b, const ts_node *n) {
     b->code->insns[pc].end = dim->u.i;
     return true;
   }
+  case TS_K_prim_FusionGroup:
+    return ts_ip_emit_fusion(b, n);
   case TS_K_prim_fork:
     return ts_ip_fail_at(s, n, "prim::fork (torch.jit.fork) is not supported by the interpreter");
   case TS_K_prim_isinstance:
@@ -1249,6 +1124,8 @@ static bool ts_ip_builtin(ts_ip_sess *s, ts_ip_insn *I, const ts_iv *in, ts_iv *
     return true;
   case TS_IP_TOLIST:
     return ts_ip_tolist(ctx, in, I->type, out);
+  case TS_IP_FUSION:
+    return ts_ip_call(s, I, I->cache_code, in, I->nin, out, I->nout);
   case TS_IP_CHUNK: {
     if (in[0].tag != TS_IV_TENSOR)
       return ts_rt_fail(ctx, "prim::ConstantChunk of a %s", ts_iv_tag_name(in[0]));
