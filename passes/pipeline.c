@@ -14,10 +14,12 @@
 
 static bool ts_pl_inline(ts_graph *g, const ts_pass_env *e) {
   if (!e->callee) {
-    /* nothing to resolve calls with: fine when there are none */
-    if (ts_pass_count_kind(g, TS_K_prim_CallFunction) + ts_pass_count_kind(g, TS_K_prim_CallMethod) == 0)
+    /* Nothing to resolve calls with. A model's graphs come inlined from the
+     * frontend, and the method calls left go through module interfaces
+     * (the callee is known only at run time): those stay. */
+    if (ts_pass_count_kind(g, TS_K_prim_CallFunction) == 0)
       return true;
-    ts_diag_error(e->d, "inline: the graph has calls but nothing to find the callees with (give a model)");
+    ts_diag_error(e->d, "inline: the graph calls functions but nothing finds their graphs (give a model)");
     return false;
   }
   return ts_pass_inline(g, e->callee, e->callee_ctx, e->d);
@@ -68,10 +70,15 @@ static const ts_pass_info ts_pl_passes[] = {
 };
 enum { TS_PL_NPASSES = sizeof ts_pl_passes / sizeof *ts_pl_passes };
 
+/* fold-conv-bn runs again after shape-prop: linear + batch_norm1d meets
+ * batch_norm through an If on input.dim(), which only shapes decide.
+ * remove-mutation runs before cse (which skips what is written in place)
+ * and again after unroll, which brings list appends into the block of their
+ * ListConstruct (PyTorch runs RemoveListMutation after UnrollLoops). */
 const char ts_pass_default_pipeline[] =
     "inline,freeze,lower-simple-tuples,constprop,remove-dropout,peephole,constprop,fold-conv-bn,"
-    "constant-pooling,dce,cse,remove-mutation,unroll,constprop,dce,shape-prop,peephole,constprop,"
-    "constant-pooling,cse,dce,fuse,dce";
+    "constant-pooling,remove-mutation,dce,cse,unroll,remove-mutation,constprop,dce,shape-prop,peephole,"
+    "constprop,fold-conv-bn,constant-pooling,cse,dce,fuse,dce";
 
 const ts_pass_info *ts_pass_find(const char *name, size_t len) {
   for (size_t i = 0; i < TS_PL_NPASSES; i++)

@@ -35,10 +35,12 @@ else()
 endif()
 set_tests_properties(conformance.zoo_run PROPERTIES SKIP_RETURN_CODE 77)
 
-# The same cases, and the pass fixtures (tests/fixtures/passes/<case>/, made
-# by make_pass_fixtures.py), through the optimization pipeline: tsaot-run
+# The same cases, and the pass fixtures (tests/fixtures/passes/<case>/ and
+# tests/fixtures/constprop/<case>/, made by make_pass_fixtures.py and
+# make_constprop_fixtures.py), through the optimization pipeline: tsaot-run
 # --optimize interprets the passes' output, specialised to the inputs.
-file(GLOB TSAOT_PASS_MODELS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/fixtures/passes/*/model.pt)
+file(GLOB TSAOT_PASS_MODELS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/fixtures/passes/*/model.pt
+     ${CMAKE_SOURCE_DIR}/tests/fixtures/constprop/*/model.pt)
 set(TSAOT_OPT_CASE_DIRS ${TSAOT_RUN_CASE_DIRS})
 foreach(m IN LISTS TSAOT_PASS_MODELS)
   get_filename_component(dir ${m} DIRECTORY)
