@@ -195,7 +195,9 @@ typedef enum ts_type_kind {
 
 /* What a refined Tensor type knows. Unknown parts: dtype TS_DT_NONE, rank -1,
  * sizes[i] -1 (printed "*"), strides NULL, requires_grad/undefined -1,
- * device.type TS_DEV_NONE. */
+ * device.type TS_DEV_NONE. A size <= -2 is a symbol (printed "SS(-2)", as
+ * PyTorch prints symbolic shapes): unknown, but the same wherever the same
+ * symbol appears (passes/shape_prop.c). */
 typedef struct ts_tensor_info {
   int8_t dtype;
   int8_t requires_grad;

@@ -150,7 +150,7 @@ static bool ts_p_int(ts_parser *p, int64_t *out) {
 
 static const ts_type *ts_p_type(ts_parser *p, ts_arena *a);
 
-/* dims = dim ("," dim)* ("," kw)*    dim = int | "*"
+/* dims = dim ("," dim)* ("," kw)*    dim = int | "*" | "SS(" int ")"
  * kw   = "strides=[" ints "]" | "requires_grad=" int | "device=" name
  * Fills `ti`; `sizes`/`strides` point into the arena. */
 static bool ts_p_tensor_args(ts_parser *p, ts_tensor_info *ti, bool rank_known, int64_t dims[64],
@@ -205,11 +205,19 @@ static bool ts_p_tensor_args(ts_parser *p, ts_tensor_info *ti, bool rank_known, 
       }
       if (ts_p_accept(p, "*"))
         dims[rank++] = -1;
-      else if (ts_is_digit(ts_p_peek(p))) {
+      else if (ts_p_accept(p, "SS(")) {
+        size_t at = p->pos;
+        if (!ts_p_int(p, &dims[rank]) || !ts_p_expect(p, ")"))
+          return false;
+        if (dims[rank++] > -2) {
+          ts_p_error_at(p, at, "a symbolic size is at most -2");
+          return false;
+        }
+      } else if (ts_is_digit(ts_p_peek(p))) {
         if (!ts_p_int(p, &dims[rank++]))
           return false;
       } else {
-        ts_p_error(p, "expected a size, '*' or a tensor property");
+        ts_p_error(p, "expected a size, '*', 'SS(-N)' or a tensor property");
         return false;
       }
     }

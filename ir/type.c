@@ -265,8 +265,10 @@ static bool ts_tensor_is_subtype(const ts_tensor_info *s, const ts_tensor_info *
   if (p->rank >= 0) {
     if (p->rank != s->rank)
       return false;
+    /* a symbolic size (<= -2) is one particular unknown: only the same
+     * symbol fits it */
     for (int32_t i = 0; i < p->rank; i++)
-      if (p->sizes[i] >= 0 && p->sizes[i] != s->sizes[i])
+      if (p->sizes[i] != -1 && p->sizes[i] != s->sizes[i])
         return false;
     if (p->strides && (!s->strides || memcmp(p->strides, s->strides, (size_t)p->rank * sizeof *p->strides)))
       return false;
@@ -337,7 +339,8 @@ bool ts_type_is_subtype(const ts_type *s, const ts_type *p) {
 }
 
 /* Writes a Tensor type the way PyTorch's operator<<(Type) does at its "Full"
- * verbosity: "Float(2, *, strides=[3, 1], requires_grad=0, device=cpu)". */
+ * verbosity: "Float(2, *, strides=[3, 1], requires_grad=0, device=cpu)";
+ * symbolic sizes (<= -2) as its "Symbolic" verbosity does: "SS(-2)". */
 static void ts_tensor_print(ts_buf *b, const ts_tensor_info *ti) {
   if (ti->dtype != TS_DT_NONE) {
     ts_buf_puts(b, ts_dtype_name((ts_dtype)ti->dtype));
@@ -354,6 +357,8 @@ static void ts_tensor_print(ts_buf *b, const ts_tensor_info *ti) {
         ts_buf_puts(b, ", ");
       if (ti->sizes[i] >= 0)
         ts_buf_printf(b, "%lld", (long long)ti->sizes[i]);
+      else if (ti->sizes[i] <= -2)
+        ts_buf_printf(b, "SS(%lld)", (long long)ti->sizes[i]); /* a symbol, as ShapeSymbol prints */
       else
         ts_buf_putc(b, '*');
     }
