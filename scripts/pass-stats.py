@@ -16,19 +16,24 @@ import re
 import subprocess
 import sys
 
-NODE = re.compile(r"^\s*(?:%[^=]*= )?([a-z_]+::[A-Za-z_0-9]+)")
+# "%a : T, %b : T = kind[...](...)" or "kind(...)" (no outputs); types may
+# hold "=" (strides=[...]) but never " = ".
+NODE = re.compile(r"(?:^\s*| = )([a-z_]+::[A-Za-z_0-9]+)[\[(]")
 
 
 def counts(text):
     """Nodes and per-kind counts of a printed graph (subgraphs included)."""
     kinds = {}
-    n = 0
+    n = sub = 0
+    in_sub = False
     for line in text.splitlines():
+        if line.startswith("with "):
+            in_sub = True
         s = line.strip()
         if s.startswith("graph(") or s.startswith("return") or s.startswith("with ") or s.startswith("block") \
                 or s.startswith("->") or not s:
             continue
-        m = NODE.match(line)
+        m = NODE.search(line)
         if not m:
             continue
         k = m.group(1)
@@ -36,7 +41,8 @@ def counts(text):
             k = "prim::FusionGroup"
         kinds[k] = kinds.get(k, 0) + 1
         n += 1
-    return n, kinds
+        sub += in_sub
+    return n, kinds, sub
 
 
 def main():
@@ -48,10 +54,12 @@ def main():
         sys.stderr.write(__doc__)
         return 2
     opt = os.path.join(build, "tsaot-opt")
-    print("| case | nodes before | nodes after | prim::FusionGroup | prim::GetAttr after | batch_norm before -> after |")
-    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    print("| case | nodes before | nodes after (top level + in groups) | prim::FusionGroup | prim::GetAttr before -> after | batch_norm before -> after |")
+    print("| --- | ---: | ---: | ---: | --- | --- |")
     bad = 0
     for d in args:
+        if not os.path.isfile(os.path.join(d, "model.pt")):
+            continue
         name = os.path.basename(os.path.normpath(d))
         ins = sorted(glob.glob(os.path.join(d, "in*.npy")), key=lambda p: int(re.findall(r"\d+", os.path.basename(p))[0]))
         ex = []
@@ -69,10 +77,10 @@ def main():
             print("| %s | failed | | | | |" % name)
             bad += 1
             continue
-        (n0, k0), (n1, k1) = res
-        print("| %s | %d | %d | %d | %d | %d -> %d |" % (name, n0, n1, k1.get("prim::FusionGroup", 0),
-                                                     k1.get("prim::GetAttr", 0), k0.get("aten::batch_norm", 0),
-                                                     k1.get("aten::batch_norm", 0)))
+        (n0, k0, _), (n1, k1, g1) = res
+        print("| %s | %d | %d (%d + %d) | %d | %d -> %d | %d -> %d |" % (
+            name, n0, n1, n1 - g1, g1, k1.get("prim::FusionGroup", 0), k0.get("prim::GetAttr", 0),
+            k1.get("prim::GetAttr", 0), k0.get("aten::batch_norm", 0), k1.get("aten::batch_norm", 0)))
     return 1 if bad else 0
 
 
