@@ -246,6 +246,10 @@ const ts_type *ts_type_unshaped(ts_arena *a, const ts_type *t);
 /* PyTorch's unifyTypes (default_to_union off): the type both x and y fit,
  * or NULL when there is none (*oom set when an allocation failed). */
 const ts_type *ts_type_unify(ts_arena *a, const ts_type *x, const ts_type *y, bool *oom);
+/* TensorType::merge: what two Tensor types' refinements agree on (sizes
+ * and strides that differ become unknown); plain Tensor when nothing is
+ * left. NULL on allocation failure. */
+const ts_type *ts_type_merge_tensors(ts_arena *a, const ts_type *x, const ts_type *y);
 /* Writes the type as PyTorch's operator<<(Type) does. */
 void ts_type_print(ts_buf *b, const ts_type *t);
 /* Leaf names as printed: "int", "NoneType", ...; NULL for composites. */

@@ -476,8 +476,7 @@ const ts_type *ts_type_unshaped(ts_arena *a, const ts_type *t) {
   }
 }
 
-/* TensorType::merge: what both refinements agree on. */
-static const ts_type *ts_ty_merge_tensors(ts_arena *a, const ts_type *x, const ts_type *y) {
+const ts_type *ts_type_merge_tensors(ts_arena *a, const ts_type *x, const ts_type *y) {
   const ts_tensor_info *p = x->tensor, *q = y->tensor;
   if (!p || !q)
     return ts_type_leaf(TS_TY_TENSOR);
@@ -511,7 +510,7 @@ const ts_type *ts_type_unify(ts_arena *a, const ts_type *x, const ts_type *y, bo
     return x;
   const ts_type *r = NULL;
   if (x->kind == TS_TY_TENSOR && y->kind == TS_TY_TENSOR) {
-    r = ts_ty_merge_tensors(a, x, y);
+    r = ts_type_merge_tensors(a, x, y);
   } else if (x->kind == TS_TY_NONE) {
     r = ts_type_optional(a, y);
   } else if (y->kind == TS_TY_NONE) {

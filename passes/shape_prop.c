@@ -94,30 +94,6 @@ static void sp_unshape(ts_sp *sp, ts_value *v) {
     ts_value_set_type(v, u);
 }
 
-/* TensorType::merge */
-static const ts_type *sp_merge_tensors(ts_arena *a, const ts_type *x, const ts_type *y) {
-  const ts_tensor_info *p = x->tensor, *q = y->tensor;
-  if (!p || !q)
-    return ts_type_leaf(TS_TY_TENSOR);
-  int64_t sizes[TS_SR_MAX_RANK];
-  ts_tensor_info r = {.dtype = p->dtype == q->dtype ? p->dtype : TS_DT_NONE,
-                      .requires_grad = p->requires_grad == q->requires_grad ? p->requires_grad : -1,
-                      .undefined = p->undefined == q->undefined ? p->undefined : -1,
-                      .device = {TS_DEV_NONE, -1},
-                      .rank = p->rank == q->rank && p->rank <= TS_SR_MAX_RANK ? p->rank : -1};
-  if (p->device.type == q->device.type && p->device.index == q->device.index)
-    r.device = p->device;
-  if (r.rank > 0) {
-    for (int32_t i = 0; i < r.rank; i++)
-      sizes[i] = p->sizes[i] == q->sizes[i] ? p->sizes[i] : -1;
-    r.sizes = sizes;
-    if (p->strides && q->strides && memcmp(p->strides, q->strides, (size_t)r.rank * sizeof *p->strides) == 0)
-      r.strides = p->strides;
-  }
-  if (r.dtype == TS_DT_NONE && r.requires_grad < 0 && r.undefined < 0 && r.device.type == TS_DEV_NONE && r.rank < 0)
-    return ts_type_leaf(TS_TY_TENSOR);
-  return ts_type_tensor(a, &r);
-}
 
 /* What two types have in common, for values that may be either (If and
  * Loop outputs); NULL when there is nothing better than the declared type.
@@ -127,7 +103,7 @@ static const ts_type *sp_merge(ts_sp *sp, ts_arena *a, const ts_type *x, const t
   if (ts_type_equal(x, y))
     return x;
   if (x->kind == TS_TY_TENSOR && y->kind == TS_TY_TENSOR) {
-    const ts_type *t = sp_merge_tensors(a, x, y);
+    const ts_type *t = ts_type_merge_tensors(a, x, y);
     if (!t)
       sp->oom = true;
     return t;
