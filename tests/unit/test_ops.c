@@ -17,297 +17,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npy.h"
+#include "op_cases.h"
 
 #ifndef TSAOT_SOURCE_DIR
 #define TSAOT_SOURCE_DIR "."
 #endif
 
 #define MAX_ARGS 64
-#define MAX_TOKS 4096
-
-/* The arrays file and the state of the case being read. */
-typedef struct op_env {
-  ts_rt_ctx *c;
-  const uint8_t *blob;
-  size_t blob_len;
-  double atol, rtol;
-  ts_buf why; /* what differed, for the failure message */
-} op_env;
-
-/* A line split into space-separated tokens. */
-typedef struct op_toks {
-  char *t[MAX_TOKS];
-  int n, i;
-} op_toks;
-
-static void op_split(char *line, op_toks *tk) {
-  tk->n = tk->i = 0;
-  char *save = NULL;
-  for (char *p = strtok_r(line, " \n", &save); p && tk->n < MAX_TOKS; p = strtok_r(NULL, " \n", &save))
-    tk->t[tk->n++] = p;
-}
-
-static const char *op_next(op_toks *tk) { return tk->i < tk->n ? tk->t[tk->i++] : NULL; }
-
-/* Fails the case's parse (a broken manifest, not a kernel bug). */
-static bool op_bad(op_env *e, const char *what) {
-  ts_buf_printf(&e->why, "manifest: %s", what);
-  return false;
-}
-
-/* Element type of a list or dict from its manifest word (NULL: not known). */
-static const ts_type *op_elem_type(const char *k) {
-  if (!strcmp(k, "int")) return ts_type_leaf(TS_TY_INT);
-  if (!strcmp(k, "float")) return ts_type_leaf(TS_TY_FLOAT);
-  if (!strcmp(k, "bool")) return ts_type_leaf(TS_TY_BOOL);
-  if (!strcmp(k, "str")) return ts_type_leaf(TS_TY_STR);
-  if (!strcmp(k, "Tensor")) return ts_type_leaf(TS_TY_TENSOR);
-  return NULL;
-}
-
-/* Applies one view mod ("T:0:1", "S:d:start:end:step", "E:s0:s1", "P:0:2:1",
- * "I:d:i") to *t, replacing it with the new view. */
-static bool op_apply_mod(op_env *e, ts_rt_tensor **t, char *mod) {
-  int64_t v[TS_RT_MAX_DIMS + 1];
-  int nv = 0;
-  char kind = mod[0];
-  for (char *p = strchr(mod, ':'); p && nv <= TS_RT_MAX_DIMS; p = strchr(p + 1, ':')) v[nv++] = strtoll(p + 1, NULL, 10);
-  ts_rt_tensor *x = *t;
-  int32_t nd = x->ndim;
-  int64_t sizes[TS_RT_MAX_DIMS], strides[TS_RT_MAX_DIMS], off = x->offset;
-  memcpy(sizes, x->sizes, sizeof(int64_t) * (size_t)nd);
-  memcpy(strides, x->strides, sizeof(int64_t) * (size_t)nd);
-  switch (kind) {
-  case 'T': {
-    if (nv != 2 || v[0] < 0 || v[0] >= nd || v[1] < 0 || v[1] >= nd) return op_bad(e, "bad transpose");
-    int64_t s = sizes[v[0]], st = strides[v[0]];
-    sizes[v[0]] = sizes[v[1]], strides[v[0]] = strides[v[1]];
-    sizes[v[1]] = s, strides[v[1]] = st;
-    break;
-  }
-  case 'S': {
-    if (nv != 4 || v[0] < 0 || v[0] >= nd || v[1] < 0 || v[1] > v[2] || v[2] > sizes[v[0]] || v[3] <= 0)
-      return op_bad(e, "bad slice");
-    off += v[1] * strides[v[0]];
-    sizes[v[0]] = (v[2] - v[1] + v[3] - 1) / v[3];
-    strides[v[0]] *= v[3];
-    break;
-  }
-  case 'E': {
-    if (nv < nd || nv > TS_RT_MAX_DIMS) return op_bad(e, "bad expand");
-    int64_t ns[TS_RT_MAX_DIMS], nst[TS_RT_MAX_DIMS];
-    for (int k = nv - 1, j = nd - 1; k >= 0; k--, j--) {
-      if (j >= 0) {
-        ns[k] = v[k] == -1 ? sizes[j] : v[k];
-        nst[k] = sizes[j] == ns[k] ? strides[j] : 0;
-        if (sizes[j] != ns[k] && sizes[j] != 1) return op_bad(e, "bad expand");
-      } else {
-        ns[k] = v[k];
-        nst[k] = 0;
-      }
-    }
-    nd = nv;
-    memcpy(sizes, ns, sizeof(int64_t) * (size_t)nd);
-    memcpy(strides, nst, sizeof(int64_t) * (size_t)nd);
-    break;
-  }
-  case 'P': {
-    if (nv != nd) return op_bad(e, "bad permute");
-    for (int k = 0; k < nd; k++) {
-      if (v[k] < 0 || v[k] >= nd) return op_bad(e, "bad permute");
-      sizes[k] = x->sizes[v[k]];
-      strides[k] = x->strides[v[k]];
-    }
-    break;
-  }
-  case 'I': {
-    if (nv != 2 || v[0] < 0 || v[0] >= nd || v[1] < 0 || v[1] >= sizes[v[0]]) return op_bad(e, "bad select");
-    off += v[1] * strides[v[0]];
-    for (int k = (int)v[0]; k + 1 < nd; k++) sizes[k] = sizes[k + 1], strides[k] = strides[k + 1];
-    nd--;
-    break;
-  }
-  default:
-    return op_bad(e, "unknown view mod");
-  }
-  ts_rt_tensor *y = ts_rt_tensor_view(e->c, x, off, nd, sizes, strides);
-  if (!y) return op_bad(e, "view failed");
-  ts_rt_tensor_release(x);
-  *t = y;
-  return true;
-}
-
-/* "t OFF:LEN MODS": a stored array, reinterpreted as bfloat16 when MODS says
- * bf16, then viewed through the mods. *base (if not NULL) gets a reference
- * to the stored array itself; *noval whether its values are not compared. */
-static bool op_tensor(op_env *e, op_toks *tk, ts_iv *out, ts_rt_tensor **base, bool *noval) {
-  const char *ref = op_next(tk), *mods = op_next(tk);
-  if (!ref || !mods) return op_bad(e, "tensor needs OFF:LEN MODS");
-  char *colon;
-  unsigned long long off = strtoull(ref, &colon, 10), len = *colon == ':' ? strtoull(colon + 1, NULL, 10) : 0;
-  if (*colon != ':' || off > e->blob_len || len > e->blob_len - off) return op_bad(e, "array outside arrays.bin");
-  ts_rt_tensor *t = ts_rt_npy_parse(e->c, e->blob + off, (size_t)len, ref);
-  if (!t) return op_bad(e, e->c->err.data ? e->c->err.data : "bad array");
-  char mbuf[512];
-  snprintf(mbuf, sizeof mbuf, "%s", mods);
-  char *save = NULL;
-  bool ok = true;
-  if (noval) *noval = false;
-  for (char *m = strtok_r(mbuf, ",", &save); m && ok; m = strtok_r(NULL, ",", &save)) {
-    if (!strcmp(m, "-")) continue;
-    if (!strcmp(m, "noval")) {
-      if (noval) *noval = true;
-      continue;
-    }
-    if (!strcmp(m, "bf16")) {
-      if (t->dtype != TS_DT_INT16) return op_bad(e, "bf16 array not stored as int16");
-      ts_rt_tensor *b = ts_rt_tensor_new_view(e->c, t->storage, TS_DT_BFLOAT16, t->offset, t->ndim, t->sizes,
-                                              t->strides);
-      ts_rt_tensor_release(t);
-      if (!(t = b)) return op_bad(e, "bf16 view failed");
-      continue;
-    }
-    if (base && !*base) {
-      ts_rt_tensor_retain(t);
-      *base = t;
-    }
-    ok = op_apply_mod(e, &t, m);
-  }
-  if (!ok) {
-    ts_rt_tensor_release(t);
-    return false;
-  }
-  if (base && !*base) {
-    ts_rt_tensor_retain(t);
-    *base = t;
-  }
-  *out = ts_iv_tensor(t);
-  return true;
-}
-
-static int op_hex(char c) {
-  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* Hex-coded bytes ("_" for none) into b. */
-static bool op_unhex(const char *s, ts_buf *b) {
-  if (!strcmp(s, "_")) return true;
-  for (; s[0] && s[1]; s += 2) {
-    int hi = op_hex(s[0]), lo = op_hex(s[1]);
-    if (hi < 0 || lo < 0) return false;
-    ts_buf_putc(b, (char)(hi * 16 + lo));
-  }
-  return !*s;
-}
-
-/* value = "n" | "u" | "i" INT | "f" FLOAT | "b" 0|1 | "s" HEX | "dev" NAME
- *       | "t" OFF:LEN MODS | "L" KIND N value* | "U" N value*
- *       | "D" KIND KIND N (value value)* */
-static bool op_value(op_env *e, op_toks *tk, ts_iv *out, ts_rt_tensor **base, bool *noval, int depth) {
-  *out = ts_iv_none();
-  const char *k = op_next(tk);
-  if (!k || depth > 32) return op_bad(e, "value expected");
-  if (!strcmp(k, "n")) return true;
-  if (!strcmp(k, "u")) {
-    out->tag = TS_IV_UNINIT;
-    return true;
-  }
-  if (!strcmp(k, "t")) return op_tensor(e, tk, out, base, noval);
-  const char *a = op_next(tk);
-  if (!a) return op_bad(e, "value truncated");
-  if (!strcmp(k, "i")) {
-    *out = ts_iv_int(strtoll(a, NULL, 10));
-    return true;
-  }
-  if (!strcmp(k, "f")) {
-    *out = ts_iv_double(strtod(a, NULL));
-    return true;
-  }
-  if (!strcmp(k, "b")) {
-    *out = ts_iv_bool(a[0] == '1');
-    return true;
-  }
-  if (!strcmp(k, "s")) {
-    ts_buf b = {0};
-    if (!op_unhex(a, &b)) {
-      ts_buf_free(&b);
-      return op_bad(e, "bad hex string");
-    }
-    ts_rt_str *s = ts_rt_str_new(e->c, b.data ? b.data : "", b.len);
-    ts_buf_free(&b);
-    if (!s) return op_bad(e, "str failed");
-    out->u.s = s;
-    out->tag = TS_IV_STR;
-    return true;
-  }
-  if (!strcmp(k, "dev")) {
-    ts_device d;
-    if (!ts_device_parse(a, strlen(a), &d)) return op_bad(e, "bad device");
-    *out = ts_iv_device(d);
-    return true;
-  }
-  if (!strcmp(k, "L")) {
-    const char *ns = op_next(tk);
-    long n = ns ? strtol(ns, NULL, 10) : -1;
-    if (n < 0) return op_bad(e, "bad list");
-    ts_rt_list *l = ts_rt_list_new(e->c, op_elem_type(a), (uint32_t)n);
-    if (!l) return op_bad(e, "list failed");
-    out->u.l = l;
-    out->tag = TS_IV_LIST;
-    for (long i = 0; i < n; i++) {
-      ts_iv v;
-      if (!op_value(e, tk, &v, NULL, NULL, depth + 1)) return false;
-      if (!ts_rt_list_append(e->c, l, v)) return op_bad(e, "append failed");
-    }
-    return true;
-  }
-  if (!strcmp(k, "U")) {
-    long n = strtol(a, NULL, 10);
-    if (n < 0 || n > 1000) return op_bad(e, "bad tuple");
-    ts_rt_tuple *t = ts_rt_tuple_new(e->c, (uint32_t)n);
-    if (!t) return op_bad(e, "tuple failed");
-    out->u.tup = t;
-    out->tag = TS_IV_TUPLE;
-    for (long i = 0; i < n; i++)
-      if (!op_value(e, tk, &t->items[i], NULL, NULL, depth + 1)) return false;
-    return true;
-  }
-  if (!strcmp(k, "D")) {
-    const char *vk = op_next(tk), *ns = op_next(tk);
-    long n = ns ? strtol(ns, NULL, 10) : -1;
-    if (!vk || n < 0) return op_bad(e, "bad dict");
-    ts_rt_dict *d = ts_rt_dict_new(e->c, op_elem_type(a), op_elem_type(vk));
-    if (!d) return op_bad(e, "dict failed");
-    out->u.dict = d;
-    out->tag = TS_IV_DICT;
-    for (long i = 0; i < n; i++) {
-      ts_iv key, val;
-      if (!op_value(e, tk, &key, NULL, NULL, depth + 1)) return false;
-      if (!op_value(e, tk, &val, NULL, NULL, depth + 1)) {
-        ts_iv_release(key);
-        return false;
-      }
-      bool ok = ts_rt_dict_set(e->c, d, key, val);
-      ts_iv_release(key);
-      ts_iv_release(val);
-      if (!ok) return op_bad(e, "dict set failed");
-    }
-    return true;
-  }
-  return op_bad(e, "unknown value kind");
-}
 
 /* Whether two doubles agree within the case's tolerance (NaN matches NaN,
  * infinities match themselves). */
-static bool op_close(op_env *e, double a, double b) {
+static bool op_close(oc_env *e, double a, double b) {
   if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
   if (isinf(a) || isinf(b)) return a == b;
   return fabs(a - b) <= e->atol + e->rtol * fabs(b);
 }
 
 /* Compares tensor a (actual, any strides) with b (expected). */
-static bool op_tensor_eq(op_env *e, const ts_rt_tensor *a, const ts_rt_tensor *b, bool noval, const char *where) {
+static bool op_tensor_eq(oc_env *e, const ts_rt_tensor *a, const ts_rt_tensor *b, bool noval, const char *where) {
   if (a->dtype != b->dtype) {
     ts_buf_printf(&e->why, "%s: dtype %s, expected %s", where, ts_dtype_name((ts_dtype)a->dtype),
                   ts_dtype_name((ts_dtype)b->dtype));
@@ -359,7 +86,7 @@ static bool op_tensor_eq(op_env *e, const ts_rt_tensor *a, const ts_rt_tensor *b
 }
 
 /* Compares any value (actual a with expected b). */
-static bool op_eq(op_env *e, ts_iv a, ts_iv b, bool noval, const char *where) {
+static bool op_eq(oc_env *e, ts_iv a, ts_iv b, bool noval, const char *where) {
   if (a.tag != b.tag) {
     ts_buf_printf(&e->why, "%s: %s, expected %s", where, ts_iv_tag_name(a), ts_iv_tag_name(b));
     return false;
@@ -462,7 +189,7 @@ static void op_case_free(op_case *k) {
 }
 
 /* Runs a parsed case; true if it passed (the reason in e->why if not). */
-static bool op_run(op_env *e, op_case *k, ts_rt_kernel_fn fn) {
+static bool op_run(oc_env *e, op_case *k, ts_rt_kernel_fn fn) {
   ts_rt_ctx *c = e->c;
   ts_iv out[MAX_ARGS];
   for (uint32_t i = 0; i < MAX_ARGS; i++) out[i] = ts_iv_none();
@@ -517,30 +244,6 @@ static bool op_run(op_env *e, op_case *k, ts_rt_kernel_fn fn) {
   return pass;
 }
 
-/* Reads a whole file (malloc'd) or NULL. */
-static uint8_t *op_slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 20, n = 0;
-  uint8_t *d = malloc(cap + 1);
-  while (d) {
-    n += fread(d + n, 1, cap - n, f);
-    if (n < cap) break;
-    uint8_t *nd = realloc(d, cap * 2 + 1);
-    if (!nd) {
-      free(d);
-      d = NULL;
-      break;
-    }
-    d = nd;
-    cap *= 2;
-  }
-  fclose(f);
-  if (d) d[n] = 0;
-  *len = n;
-  return d;
-}
-
 /* Schemas without a kernel, each once, for the summary. */
 typedef struct op_names {
   char **v;
@@ -581,15 +284,15 @@ static char *op_strdup(const char *s) {
 
 /* Reads one case's lines from *pos (advanced past its "end"). False with
  * e->why set on a malformed case; *eof at the end of the manifest. */
-static bool op_parse_case(op_env *e, char **pos, op_case *k, bool *eof) {
-  static op_toks tk;
+static bool op_parse_case(oc_env *e, char **pos, op_case *k, bool *eof) {
+  static oc_toks tk;
   *eof = false;
   bool in_case = false;
   for (;;) {
     char *line = *pos;
     if (!*line) {
       *eof = !in_case;
-      return in_case ? op_bad(e, "case without end") : true;
+      return in_case ? oc_bad(e, "case without end") : true;
     }
     char *nl = strchr(line, '\n');
     if (nl) {
@@ -603,60 +306,60 @@ static bool op_parse_case(op_env *e, char **pos, op_case *k, bool *eof) {
       k->error = op_strdup(line + 6);
       continue;
     }
-    op_split(line, &tk);
-    const char *w = op_next(&tk);
+    oc_split(line, &tk);
+    const char *w = oc_next(&tk);
     if (!w) continue;
     if (!strcmp(w, "case")) {
-      const char *n = op_next(&tk), *s = op_next(&tk);
-      if (!n || !s) return op_bad(e, "case NAME SCHEMA");
+      const char *n = oc_next(&tk), *s = oc_next(&tk);
+      if (!n || !s) return oc_bad(e, "case NAME SCHEMA");
       k->name = op_strdup(n);
       k->schema = op_strdup(s);
       in_case = true;
       e->atol = e->rtol = 0;
     } else if (!in_case) {
-      return op_bad(e, "line outside a case");
+      return oc_bad(e, "line outside a case");
     } else if (!strcmp(w, "end")) {
       return true;
     } else if (!strcmp(w, "nout")) {
-      const char *n = op_next(&tk);
+      const char *n = oc_next(&tk);
       k->nout = n ? (uint32_t)strtoul(n, NULL, 10) : 0;
-      if (k->nout > MAX_ARGS) return op_bad(e, "nout too large");
+      if (k->nout > MAX_ARGS) return oc_bad(e, "nout too large");
     } else if (!strcmp(w, "arg")) {
-      if (k->nin == MAX_ARGS) return op_bad(e, "too many args");
+      if (k->nin == MAX_ARGS) return oc_bad(e, "too many args");
       uint32_t i = k->nin++;
-      if (!op_value(e, &tk, &k->in[i], &k->base[i], NULL, 0)) return false;
+      if (!oc_value(e, &tk, &k->in[i], &k->base[i], NULL)) return false;
     } else if (!strcmp(w, "out")) {
-      if (k->nexpect == MAX_ARGS) return op_bad(e, "too many outs");
+      if (k->nexpect == MAX_ARGS) return oc_bad(e, "too many outs");
       uint32_t i = k->nexpect++;
-      if (!op_value(e, &tk, &k->expect[i], NULL, &k->noval[i], 0)) return false;
+      if (!oc_value(e, &tk, &k->expect[i], NULL, &k->noval[i])) return false;
     } else if (!strcmp(w, "same")) {
-      const char *r = op_next(&tk), *a = op_next(&tk);
-      if (!r || !a || k->nsame == MAX_ARGS) return op_bad(e, "same R K");
+      const char *r = oc_next(&tk), *a = oc_next(&tk);
+      if (!r || !a || k->nsame == MAX_ARGS) return oc_bad(e, "same R K");
       k->same[k->nsame][0] = atoi(r);
       k->same[k->nsame][1] = atoi(a);
       if (k->same[k->nsame][0] < 0 || k->same[k->nsame][0] >= (int)k->nout || k->same[k->nsame][1] < 0 ||
           k->same[k->nsame][1] >= (int)k->nin)
-        return op_bad(e, "same out of range");
+        return oc_bad(e, "same out of range");
       k->nsame++;
     } else if (!strcmp(w, "after")) {
-      const char *a = op_next(&tk);
-      if (!a || k->nafter == MAX_ARGS) return op_bad(e, "after K VALUE");
+      const char *a = oc_next(&tk);
+      if (!a || k->nafter == MAX_ARGS) return oc_bad(e, "after K VALUE");
       int i = k->nafter;
       k->after_k[i] = atoi(a);
-      if (k->after_k[i] < 0 || k->after_k[i] >= (int)k->nin) return op_bad(e, "after out of range");
-      if (!op_value(e, &tk, &k->after[i], NULL, NULL, 0)) return false;
+      if (k->after_k[i] < 0 || k->after_k[i] >= (int)k->nin) return oc_bad(e, "after out of range");
+      if (!oc_value(e, &tk, &k->after[i], NULL, NULL)) return false;
       k->nafter++;
     } else if (!strcmp(w, "printed")) {
-      const char *h = op_next(&tk);
+      const char *h = oc_next(&tk);
       k->has_printed = true;
-      if (!h || !op_unhex(h, &k->printed)) return op_bad(e, "printed HEX");
+      if (!h || !oc_unhex(h, &k->printed)) return oc_bad(e, "printed HEX");
     } else if (!strcmp(w, "tol")) {
-      const char *a = op_next(&tk), *r = op_next(&tk);
-      if (!a || !r) return op_bad(e, "tol ATOL RTOL");
+      const char *a = oc_next(&tk), *r = oc_next(&tk);
+      if (!a || !r) return oc_bad(e, "tol ATOL RTOL");
       e->atol = strtod(a, NULL);
       e->rtol = strtod(r, NULL);
     } else {
-      return op_bad(e, "unknown line");
+      return oc_bad(e, "unknown line");
     }
   }
 }
@@ -684,16 +387,11 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  char path[4096];
-  size_t blob_len = 0, text_len = 0;
-  snprintf(path, sizeof path, "%s/arrays.bin", dir);
-  uint8_t *blob = op_slurp(path, &blob_len);
-  snprintf(path, sizeof path, "%s/cases.txt", dir);
-  char *text = (char *)op_slurp(path, &text_len);
-  if (!blob || !text) {
+  ts_rt_ctx ctx;
+  oc_env e = {.c = &ctx};
+  char *text = oc_open(&e, dir);
+  if (!text) {
     fprintf(stderr, "test_ops: cannot read %s/arrays.bin and cases.txt: %s\n", dir, strerror(errno));
-    free(blob);
-    free(text);
     return 1;
   }
   ts_diag d = {0};
@@ -701,9 +399,7 @@ int main(int argc, char **argv) {
   if (!init_ok) fprintf(stderr, "test_ops: ts_rt_kernels_init failed:\n%s\n", d.text.data ? d.text.data : "");
   ts_buf_free(&d.text);
 
-  ts_rt_ctx ctx;
   ts_rt_ctx_init(&ctx, 4);
-  op_env e = {.c = &ctx, .blob = blob, .blob_len = blob_len};
   op_names missing = {0};
   int passed = 0, failed = 0, nokernel = 0;
   char *pos = text;
@@ -751,9 +447,8 @@ int main(int argc, char **argv) {
   free(missing.v);
   free(missing.count);
   printf("ops: %d passed, %d failed, %d without kernel\n", passed, failed, nokernel);
-  ts_buf_free(&e.why);
+  oc_close(&e);
   ts_rt_ctx_free(&ctx);
-  free(blob);
   free(text);
   return failed || nokernel || !init_ok ? 1 : 0;
 }

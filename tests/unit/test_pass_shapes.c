@@ -26,6 +26,7 @@
 
 #include "model.h"
 #include "npy.h"
+#include "op_cases.h"
 #include "passes.h"
 #include "shape_rules.h"
 #include "test.h"
@@ -35,7 +36,6 @@
 #endif
 
 #define MAX_ARGS 64
-#define MAX_TOKS 4096
 
 static bool verbose;
 
@@ -209,213 +209,43 @@ static void test_rule_table(void) {
 
 /* ------------------------------------------------------- op cases */
 
-typedef struct oc_env {
-  ts_rt_ctx *c;
-  const uint8_t *blob;
-  size_t blob_len;
-  ts_buf why;
-} oc_env;
-
-typedef struct oc_toks {
-  char *t[MAX_TOKS];
-  int n, i;
-} oc_toks;
-
-static void oc_split(char *line, oc_toks *tk) {
-  tk->n = tk->i = 0;
-  char *save = NULL;
-  for (char *p = strtok_r(line, " \n", &save); p && tk->n < MAX_TOKS; p = strtok_r(NULL, " \n", &save))
-    tk->t[tk->n++] = p;
-}
-
-static const char *oc_next(oc_toks *tk) { return tk->i < tk->n ? tk->t[tk->i++] : NULL; }
-
-static bool oc_bad(oc_env *e, const char *what) {
-  ts_buf_printf(&e->why, "manifest: %s", what);
-  return false;
-}
-
-/* The view mods of cases.txt (as test_ops.c applies them). */
-static bool oc_apply_mod(oc_env *e, ts_rt_tensor **t, char *mod) {
-  int64_t v[TS_RT_MAX_DIMS + 1];
-  int nv = 0;
-  for (char *p = strchr(mod, ':'); p && nv <= TS_RT_MAX_DIMS; p = strchr(p + 1, ':'))
-    v[nv++] = strtoll(p + 1, NULL, 10);
-  ts_rt_tensor *x = *t;
-  int32_t nd = x->ndim;
-  int64_t sizes[TS_RT_MAX_DIMS], strides[TS_RT_MAX_DIMS], off = x->offset;
-  memcpy(sizes, x->sizes, sizeof(int64_t) * (size_t)nd);
-  memcpy(strides, x->strides, sizeof(int64_t) * (size_t)nd);
-  switch (mod[0]) {
-  case 'T': {
-    if (nv != 2 || v[0] < 0 || v[0] >= nd || v[1] < 0 || v[1] >= nd)
-      return oc_bad(e, "bad transpose");
-    int64_t s = sizes[v[0]], st = strides[v[0]];
-    sizes[v[0]] = sizes[v[1]], strides[v[0]] = strides[v[1]];
-    sizes[v[1]] = s, strides[v[1]] = st;
-    break;
-  }
-  case 'S':
-    if (nv != 4 || v[0] < 0 || v[0] >= nd || v[1] < 0 || v[1] > v[2] || v[2] > sizes[v[0]] || v[3] <= 0)
-      return oc_bad(e, "bad slice");
-    off += v[1] * strides[v[0]];
-    sizes[v[0]] = (v[2] - v[1] + v[3] - 1) / v[3];
-    strides[v[0]] *= v[3];
-    break;
-  case 'E': {
-    if (nv < nd || nv > TS_RT_MAX_DIMS)
-      return oc_bad(e, "bad expand");
-    int64_t ns[TS_RT_MAX_DIMS], nst[TS_RT_MAX_DIMS];
-    for (int k = nv - 1, j = nd - 1; k >= 0; k--, j--) {
-      if (j >= 0) {
-        ns[k] = v[k] == -1 ? sizes[j] : v[k];
-        nst[k] = sizes[j] == ns[k] ? strides[j] : 0;
-      } else {
-        ns[k] = v[k];
-        nst[k] = 0;
-      }
-    }
-    nd = nv;
-    memcpy(sizes, ns, sizeof(int64_t) * (size_t)nd);
-    memcpy(strides, nst, sizeof(int64_t) * (size_t)nd);
-    break;
-  }
-  case 'P':
-    if (nv != nd)
-      return oc_bad(e, "bad permute");
-    for (int k = 0; k < nd; k++) {
-      if (v[k] < 0 || v[k] >= nd)
-        return oc_bad(e, "bad permute");
-      sizes[k] = x->sizes[v[k]];
-      strides[k] = x->strides[v[k]];
-    }
-    break;
-  case 'I':
-    if (nv != 2 || v[0] < 0 || v[0] >= nd || v[1] < 0 || v[1] >= sizes[v[0]])
-      return oc_bad(e, "bad select");
-    off += v[1] * strides[v[0]];
-    for (int k = (int)v[0]; k + 1 < nd; k++)
-      sizes[k] = sizes[k + 1], strides[k] = strides[k + 1];
-    nd--;
-    break;
-  default:
-    return oc_bad(e, "unknown view mod");
-  }
-  ts_rt_tensor *y = ts_rt_tensor_view(e->c, x, off, nd, sizes, strides);
-  if (!y)
-    return oc_bad(e, "view failed");
-  ts_rt_tensor_release(x);
-  *t = y;
-  return true;
-}
-
-static bool oc_tensor(oc_env *e, oc_toks *tk, ts_iv *out) {
-  const char *ref = oc_next(tk), *mods = oc_next(tk);
-  if (!ref || !mods)
-    return oc_bad(e, "tensor needs OFF:LEN MODS");
-  char *colon;
-  unsigned long long off = strtoull(ref, &colon, 10), len = *colon == ':' ? strtoull(colon + 1, NULL, 10) : 0;
-  if (*colon != ':' || off > e->blob_len || len > e->blob_len - off)
-    return oc_bad(e, "array outside arrays.bin");
-  ts_rt_tensor *t = ts_rt_npy_parse(e->c, e->blob + off, (size_t)len, ref);
-  if (!t)
-    return oc_bad(e, "bad array");
-  char mbuf[512];
-  snprintf(mbuf, sizeof mbuf, "%s", mods);
-  char *save = NULL;
-  for (char *m = strtok_r(mbuf, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
-    if (!strcmp(m, "-") || !strcmp(m, "noval"))
-      continue;
-    if (!strcmp(m, "bf16")) {
-      ts_rt_tensor *b = ts_rt_tensor_new_view(e->c, t->storage, TS_DT_BFLOAT16, t->offset, t->ndim, t->sizes,
-                                              t->strides);
-      ts_rt_tensor_release(t);
-      if (!(t = b))
-        return oc_bad(e, "bf16 view failed");
-      continue;
-    }
-    if (!oc_apply_mod(e, &t, m)) {
-      ts_rt_tensor_release(t);
+/* Whether a graph can take value v (of list KIND list_kind, if a list) as an
+ * input or a constant: not Uninitialized, a tuple or a dict, and a list only
+ * of a kind oc_arg builds, holding no lists. */
+static bool oc_taken(ts_iv v, const char *list_kind) {
+  switch (v.tag) {
+  case TS_IV_NONE:
+  case TS_IV_INT:
+  case TS_IV_DOUBLE:
+  case TS_IV_BOOL:
+  case TS_IV_STR:
+  case TS_IV_DEVICE:
+  case TS_IV_TENSOR:
+    return true;
+  case TS_IV_LIST:
+    if (!list_kind || (strcmp(list_kind, "int") && strcmp(list_kind, "float") && strcmp(list_kind, "bool") &&
+                       strcmp(list_kind, "Tensor") && strcmp(list_kind, "opt")))
       return false;
-    }
+    for (uint32_t k = 0; k < v.u.l->n; k++)
+      if (!oc_taken(v.u.l->items[k], NULL))
+        return false;
+    return true;
+  default:
+    return false;
   }
-  *out = ts_iv_tensor(t);
-  return true;
 }
 
-/* A value of the manifest: the kinds a graph can take as an input or a
- * constant (tuples, dicts, strings in lists and Uninitialized are not). */
-static bool oc_value(oc_env *e, oc_toks *tk, ts_iv *out, const char **list_kind, int depth) {
-  *out = ts_iv_none();
-  const char *k = oc_next(tk);
-  if (!k || depth > 2)
-    return oc_bad(e, "value expected");
-  if (!strcmp(k, "n"))
+/* Reads an arg or out value of the manifest into *v if a graph can take it
+ * (see oc_taken); *list_kind (if not NULL) gets a list's KIND (NULL if v is
+ * no list). */
+static bool oc_graph_value(oc_env *e, oc_toks *tk, ts_iv *v, const char **list_kind) {
+  const char *kind = tk->i + 1 < tk->n && !strcmp(tk->t[tk->i], "L") ? tk->t[tk->i + 1] : NULL;
+  if (list_kind)
+    *list_kind = kind;
+  if (oc_value(e, tk, v, NULL, NULL) && oc_taken(*v, kind))
     return true;
-  if (!strcmp(k, "t"))
-    return oc_tensor(e, tk, out);
-  const char *a = oc_next(tk);
-  if (!a)
-    return oc_bad(e, "value truncated");
-  if (!strcmp(k, "i")) {
-    *out = ts_iv_int(strtoll(a, NULL, 10));
-    return true;
-  }
-  if (!strcmp(k, "f")) {
-    *out = ts_iv_double(strtod(a, NULL));
-    return true;
-  }
-  if (!strcmp(k, "b")) {
-    *out = ts_iv_bool(a[0] == '1');
-    return true;
-  }
-  if (!strcmp(k, "s")) {
-    ts_buf b = {0};
-    for (const char *p = strcmp(a, "_") ? a : ""; p[0] && p[1]; p += 2) {
-      unsigned x;
-      if (sscanf(p, "%2x", &x) != 1)
-        break;
-      ts_buf_putc(&b, (char)x);
-    }
-    ts_rt_str *s = ts_rt_str_new(e->c, b.data ? b.data : "", b.len);
-    ts_buf_free(&b);
-    if (!s)
-      return oc_bad(e, "str failed");
-    out->u.s = s;
-    out->tag = TS_IV_STR;
-    return true;
-  }
-  if (!strcmp(k, "dev")) {
-    ts_device d;
-    if (!ts_device_parse(a, strlen(a), &d))
-      return oc_bad(e, "bad device");
-    *out = ts_iv_device(d);
-    return true;
-  }
-  if (!strcmp(k, "L")) {
-    if (strcmp(a, "int") && strcmp(a, "float") && strcmp(a, "bool") && strcmp(a, "Tensor") && strcmp(a, "opt"))
-      return oc_bad(e, "list kind not taken");
-    const char *ns = oc_next(tk);
-    long n = ns ? strtol(ns, NULL, 10) : -1;
-    if (n < 0)
-      return oc_bad(e, "bad list");
-    if (list_kind)
-      *list_kind = a;
-    ts_rt_list *l = ts_rt_list_new(e->c, NULL, (uint32_t)n);
-    if (!l)
-      return oc_bad(e, "list failed");
-    out->u.l = l;
-    out->tag = TS_IV_LIST;
-    for (long i = 0; i < n; i++) {
-      ts_iv v;
-      if (!oc_value(e, tk, &v, NULL, depth + 1))
-        return false;
-      if (!ts_rt_list_append(e->c, l, v))
-        return oc_bad(e, "append failed");
-    }
-    return true;
-  }
-  return oc_bad(e, "value kind not taken");
+  ts_iv_release(*v);
+  return false;
 }
 
 /* The refined type of a runtime tensor: dtype, sizes, its strides. */
@@ -608,44 +438,13 @@ static void oc_check(oc_env *e, oc_stats *st, const char *name, const ts_schema 
   ts_graph_free(g);
 }
 
-static uint8_t *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  size_t cap = 1 << 20, n = 0;
-  uint8_t *d = malloc(cap + 1);
-  while (d) {
-    n += fread(d + n, 1, cap - n, f);
-    if (n < cap)
-      break;
-    uint8_t *nd = realloc(d, cap * 2 + 1);
-    if (!nd) {
-      free(d);
-      d = NULL;
-      break;
-    }
-    d = nd;
-    cap *= 2;
-  }
-  fclose(f);
-  if (d)
-    d[n] = 0;
-  *len = n;
-  return d;
-}
-
 static void test_op_cases(void) {
-  size_t blen = 0, mlen = 0;
-  uint8_t *blob = slurp(TSAOT_SOURCE_DIR "/tests/fixtures/ops/arrays.bin", &blen);
-  char *man = (char *)slurp(TSAOT_SOURCE_DIR "/tests/fixtures/ops/cases.txt", &mlen);
-  if (!TS_CHECK(blob && man)) {
-    free(blob);
-    free(man);
-    return;
-  }
   ts_rt_ctx c;
+  oc_env e = {.c = &c};
+  char *man = oc_open(&e, TSAOT_SOURCE_DIR "/tests/fixtures/ops");
+  if (!TS_CHECK(man))
+    return;
   ts_rt_ctx_init(&c, 1);
-  oc_env e = {.c = &c, .blob = blob, .blob_len = blen};
   oc_stats st = {0};
   static oc_toks tk;
   char name[256] = "", schema[256] = "";
@@ -669,13 +468,12 @@ static void test_op_cases(void) {
       error_case = false;
       st.cases++;
     } else if (!strcmp(w, "arg") && usable) {
-      kinds[nin] = NULL;
-      if (nin == MAX_ARGS || !oc_value(&e, &tk, &in[nin], &kinds[nin], 0))
+      if (nin == MAX_ARGS || !oc_graph_value(&e, &tk, &in[nin], &kinds[nin]))
         usable = false;
       else
         nin++;
     } else if (!strcmp(w, "out") && usable) {
-      if (nexpect == MAX_ARGS || !oc_value(&e, &tk, &expect[nexpect], NULL, 0))
+      if (nexpect == MAX_ARGS || !oc_graph_value(&e, &tk, &expect[nexpect], NULL))
         usable = false;
       else
         nexpect++;
@@ -706,9 +504,8 @@ static void test_op_cases(void) {
          st.cases, st.checked, st.refined, st.unrefined, st.failed, st.skipped);
   TS_CHECK(st.checked > 500);
   TS_CHECK_INTEQ(st.failed, 0);
-  ts_buf_free(&e.why);
+  oc_close(&e);
   ts_rt_ctx_free(&c);
-  free(blob);
   free(man);
 }
 
