@@ -37,3 +37,10 @@ ls "$out"
 echo
 echo "\$ /usr/bin/python3 tests/compare_npy.py build/tsaot-run tests/fixtures/tiny_cnn"
 /usr/bin/python3 tests/compare_npy.py build/tsaot-run tests/fixtures/tiny_cnn
+
+echo
+echo "\$ build/tsaot-opt $model --example tests/fixtures/tiny_cnn/in0.npy -p default"
+build/tsaot-opt "$model" --example tests/fixtures/tiny_cnn/in0.npy -p default
+echo
+echo "\$ /usr/bin/python3 tests/compare_npy.py --arg --optimize build/tsaot-run tests/fixtures/tiny_cnn"
+/usr/bin/python3 tests/compare_npy.py --arg --optimize build/tsaot-run tests/fixtures/tiny_cnn
