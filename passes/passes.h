@@ -170,6 +170,11 @@ extern const char ts_pass_default_pipeline[];
  * as env asks. "default" stands for ts_pass_default_pipeline, "none" for
  * nothing. Unknown names are errors. */
 bool ts_pass_run_list(ts_graph *g, const char *names, const ts_pass_env *env);
+/* Whether every name of a comma-separated run list is a pass, "default" or
+ * "none" (log_list: "all" too, as TSAOT_LOG takes); otherwise the
+ * first bad name is at *bad, *badlen bytes long. For usage errors before
+ * anything runs. */
+bool ts_pass_list_check(const char *names, bool log_list, const char **bad, size_t *badlen);
 /* Nodes in the graph, nested blocks and fusion subgraphs included, for
  * logs and statistics. */
 uint32_t ts_pass_count_nodes(const ts_graph *g);

@@ -95,6 +95,23 @@ const ts_pass_info *const *ts_pass_all(uint32_t *n) {
   return all;
 }
 
+/* Whether the k bytes at p are the word w ("default", "none", "all"). */
+static bool ts_pl_is_word(const char *p, size_t k, const char *w) { return strlen(w) == k && memcmp(p, w, k) == 0; }
+
+bool ts_pass_list_check(const char *names, bool log_list, const char **bad, size_t *badlen) {
+  for (const char *p = names; *p;) {
+    size_t k = strcspn(p, ",");
+    bool word = ts_pl_is_word(p, k, "default") || ts_pl_is_word(p, k, "none") || (log_list && ts_pl_is_word(p, k, "all"));
+    if (!word && !ts_pass_find(p, k)) {
+      *bad = p;
+      *badlen = k;
+      return false;
+    }
+    p += k + (p[k] == ',');
+  }
+  return true;
+}
+
 /* -------------------------------------------------------------- counts */
 
 static uint32_t ts_pl_count_block(const ts_block *b, int kind, bool any) {
@@ -121,7 +138,7 @@ static bool ts_pl_listed(const char *list, const char *name) {
   size_t n = strlen(name);
   for (const char *p = list; p && *p;) {
     size_t k = strcspn(p, ",");
-    if ((k == 3 && memcmp(p, "all", 3) == 0) || (k == n && memcmp(p, name, n) == 0))
+    if (ts_pl_is_word(p, k, "all") || (k == n && memcmp(p, name, n) == 0))
       return true;
     p += k + (p[k] == ',');
   }
@@ -148,7 +165,7 @@ bool ts_pass_run_list(ts_graph *g, const char *names, const ts_pass_env *env) {
   const char *list = e->log_passes ? e->log_passes : getenv("TSAOT_LOG");
   for (const char *p = names; p && *p;) {
     size_t k = strcspn(p, ",");
-    if ((k == 7 && memcmp(p, "default", 7) == 0) || (k == 4 && memcmp(p, "none", 4) == 0)) {
+    if (ts_pl_is_word(p, k, "default") || ts_pl_is_word(p, k, "none")) {
       if (k == 7 && !ts_pass_run_list(g, ts_pass_default_pipeline, e))
         return false;
       p += k + (p[k] == ',');

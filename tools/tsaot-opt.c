@@ -60,20 +60,14 @@ static bool ts_opt_is_model(const char *path) {
   return n > 3 && strcmp(path + n - 3, ".pt") == 0;
 }
 
-/* Whether every name in the list is a pass (or default/none); prints the
- * first that is not. */
-static bool ts_opt_check_names(const char *list) {
-  for (const char *p = list; *p;) {
-    size_t k = strcspn(p, ",");
-    bool special = (k == 7 && memcmp(p, "default", 7) == 0) || (k == 4 && memcmp(p, "none", 4) == 0) ||
-                   (k == 3 && memcmp(p, "all", 3) == 0);
-    if (!special && !ts_pass_find(p, k)) {
-      fprintf(stderr, "tsaot-opt: error: unknown pass '%.*s' (tsaot-opt --help lists them)\n", (int)k, p);
-      return false;
-    }
-    p += k + (p[k] == ',');
-  }
-  return true;
+/* Whether the list names only passes; prints the first name that is not. */
+static bool ts_opt_check_names(const char *list, bool log_list) {
+  const char *bad;
+  size_t n;
+  if (ts_pass_list_check(list, log_list, &bad, &n))
+    return true;
+  fprintf(stderr, "tsaot-opt: error: unknown pass '%.*s' (tsaot-opt --help lists them)\n", (int)n, bad);
+  return false;
 }
 
 int main(int argc, char **argv) {
@@ -131,7 +125,7 @@ int main(int argc, char **argv) {
     ts_opt_usage(stderr);
     goto done;
   }
-  if (!ts_opt_check_names(passes) || (log && !ts_opt_check_names(log)))
+  if (!ts_opt_check_names(passes, false) || (log && !ts_opt_check_names(log, true)))
     goto done;
 
   rc = 1;

@@ -31,7 +31,6 @@
 #include "npy.h"
 #include "passes.h"
 #include "runtime.h"
-#include "tool_util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -333,14 +332,12 @@ int main(int argc, char **argv) {
         free(inputs);
         return 2;
       }
-      for (const char *p = argv[i]; *p;) {
-        size_t k = strcspn(p, ",");
-        if (!ts_pass_find(p, k) && !(k == 7 && memcmp(p, "default", 7) == 0) && !(k == 4 && memcmp(p, "none", 4) == 0)) {
-          fprintf(stderr, "tsaot-run: error: unknown pass '%.*s' (tsaot-opt --help lists them)\n", (int)k, p);
-          free(inputs);
-          return 2;
-        }
-        p += k + (p[k] == ',');
+      const char *bad;
+      size_t k;
+      if (!ts_pass_list_check(argv[i], false, &bad, &k)) {
+        fprintf(stderr, "tsaot-run: error: unknown pass '%.*s' (tsaot-opt --help lists them)\n", (int)k, bad);
+        free(inputs);
+        return 2;
       }
       passes = argv[i];
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--method") == 0) {
@@ -453,15 +450,23 @@ int main(int argc, char **argv) {
       fprintf(stderr, "tsaot-run: out of memory\n");
       goto out;
     }
-    if (ninputs && !(types = ts_tool_input_types(og, inputs, (uint32_t)ninputs, &d))) {
-      fputs(d.text.data ? d.text.data : "tsaot-run: bad input spec\n", stderr);
+    /* the spec: each tensor argument's dtype and sizes (numbers and lists
+     * made from arrays stay unspecified) */
+    if (!(types = calloc(ts_block_ninputs(og->block), sizeof *types))) {
+      fprintf(stderr, "tsaot-run: out of memory\n");
       goto out;
     }
+    for (int k = 0; k < ninputs; k++)
+      if (args[k].tag == TS_IV_TENSOR && !(types[k + 1] = ts_pass_spec_of_tensor(ts_graph_arena(og), args[k].u.t))) {
+        fprintf(stderr, "tsaot-run: out of memory\n");
+        free(types);
+        goto out;
+      }
     ts_iv root = ts_rt_model_root(m);
     ts_pass_env env = {.d = &d,
                        .module = &root,
                        .input_types = types,
-                       .ninput_types = types ? ts_block_ninputs(og->block) : 0,
+                       .ninput_types = ts_block_ninputs(og->block),
                        .log_passes = log};
     bool pok = ts_pass_run_list(og, passes, &env);
     free(types);
