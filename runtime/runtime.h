@@ -56,6 +56,11 @@ struct ts_rt_ctx {
   int nthreads;    /* >= 1: our workers and OpenBLAS's threads together */
   ts_rt_pool *pool;
   ts_buf out;      /* prim::Print output and aten::warn messages, in order */
+  /* The memory plan of compiled code (runtime/aot.h): when plan_nbytes is
+   * not 0, the next ts_rt_tensor_new of exactly plan_nbytes bytes uses
+   * plan_ptr (a storage that does not free it) and clears both. */
+  void *plan_ptr;
+  size_t plan_nbytes;
 };
 
 /* nthreads <= 0: the number of online processors. Sets OpenBLAS's thread
@@ -77,6 +82,39 @@ bool ts_rt_oom(ts_rt_ctx *c);
  * Serial when n < 2 * grain or nthreads == 1. Chunks never overlap. */
 typedef void (*ts_rt_range_fn)(void *arg, int64_t begin, int64_t end);
 void ts_rt_parallel_for(ts_rt_ctx *c, int64_t n, int64_t grain, ts_rt_range_fn fn, void *arg);
+
+/* ---------------------------------------------------------------- alloc.c
+ *
+ * Every allocation of the runtime's run path (tensors, storages, lists,
+ * tuples, dicts, strings, kernels' scratch buffers, the interpreter's
+ * frames) goes through these, never malloc/calloc/realloc/free directly,
+ * so that compiled code can run with no malloc (include/tsaot.h,
+ * run_static): while a heap is current on a thread, allocations come from
+ * it. A heap is a first-fit allocator with coalescing over memory the
+ * caller gives (the arena), safe to use from the thread pool's workers
+ * (ts_rt_parallel_for makes the caller's heap current in its workers for
+ * the job). ts_rt_free and ts_rt_realloc of a block that is not the current
+ * heap's go to the C library. */
+void *ts_rt_malloc(size_t n);
+void *ts_rt_calloc(size_t n, size_t size);
+void *ts_rt_realloc(void *p, size_t n);
+void ts_rt_free(void *p);
+
+typedef struct ts_rt_heap ts_rt_heap;
+/* A heap over [mem, mem + size). With mem NULL, a counting heap: blocks come
+ * from the C library and the heap keeps the peak of bytes in use (headers
+ * included, as a heap over memory would need them), to size an arena.
+ * NULL if the memory is too small to hold the heap's own header. */
+ts_rt_heap *ts_rt_heap_init(void *mem, size_t size);
+/* Makes h the calling thread's heap (NULL: the C library); returns the one
+ * it replaces. */
+ts_rt_heap *ts_rt_heap_use(ts_rt_heap *h);
+ts_rt_heap *ts_rt_heap_current(void);
+/* Bytes in use now / at most so far, headers included. */
+size_t ts_rt_heap_used(const ts_rt_heap *h);
+size_t ts_rt_heap_peak(const ts_rt_heap *h);
+/* Frees a counting heap (a heap over memory needs nothing freed). */
+void ts_rt_heap_dispose(ts_rt_heap *h);
 
 /* --------------------------------------------------------------- tensor.c */
 

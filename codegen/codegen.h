@@ -1,0 +1,191 @@
+/* codegen/codegen.h: the one header of tsaot's code generator (LLVM 16,
+ * through its C API only).
+ *
+ * An optimized, specialised graph (passes/) becomes one LLVM module:
+ *   - each prim::FusionGroup whose values all have complete types becomes a
+ *     native kernel (fusion.c), vectorised by LLVM's loop vectorizer for the
+ *     target, transcendentals from our own polynomials (math.c);
+ *   - the entry function (entry.c) runs the graph: control flow compiled,
+ *     fused kernels called directly, every other node a call into the
+ *     runtime's kernel for it;
+ *   - tensors of static shape get offsets in one activation arena
+ *     (memplan.c);
+ *   - a descriptor (ts_rt_aot_desc, runtime/aot.h) ties it to the runtime:
+ *     graph texts, embedded weights, input specs, the arena's size;
+ *   - emit.c writes the object, links the shared library, writes the
+ *     header of `-c`.
+ *
+ * Errors: every function that can fail takes a ts_diag and returns
+ * NULL/false with the reason there; nothing aborts or prints. Exported
+ * names use the ts_cg_ prefix.
+ */
+#ifndef TS_CG_CODEGEN_H
+#define TS_CG_CODEGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "ir.h"
+
+/* ---------------------------------------------------------------- module.c */
+
+typedef struct ts_cg_target_opts {
+  const char *triple;   /* NULL: the host's */
+  const char *cpu;      /* NULL: the host's (LLVMGetHostCPUName) */
+  const char *features; /* NULL: the host's (LLVMGetHostCPUFeatures) */
+  int opt_level;        /* 0..3 */
+} ts_cg_target_opts;
+
+/* One module being generated, with the types everyone needs. */
+typedef struct ts_cg_module {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMTargetMachineRef tm;
+  LLVMTargetDataRef td;
+  int opt_level;
+  /* the vector width, in float32 lanes, the target prefers (8 for AVX2,
+   * 16 for AVX-512, 4 for SSE/NEON); a hint for kernels' unrolling */
+  int vf32;
+  LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_f32, t_f64, t_ptr;
+} ts_cg_module;
+
+/* Initialises LLVM's targets (once), makes a context, module `name` and the
+ * target machine (PIC, for shared libraries and static linking alike). */
+bool ts_cg_module_init(ts_cg_module *m, const char *name, const ts_cg_target_opts *o, ts_diag *d);
+void ts_cg_module_dispose(ts_cg_module *m);
+/* Runs LLVM's `default<On>` pipeline (the module's opt level) over the
+ * module, after verifying it. */
+bool ts_cg_module_optimize(ts_cg_module *m, ts_diag *d);
+/* Declares (once) an external function of the runtime. */
+LLVMValueRef ts_cg_module_extern(ts_cg_module *m, const char *name, LLVMTypeRef fnty);
+
+/* ------------------------------------------------------------------ math.c
+ *
+ * Transcendentals as our own branch-free polynomial approximations, so that
+ * the loop vectorizer turns them into vector code (a libm call would stop
+ * it). float32: a few ulp from the correctly rounded result over the whole
+ * range, with IEEE behaviour at inf, nan, denormals and overflow (tested
+ * against float64 in tests/unit/test_cg_math.c). float64 calls the C
+ * library (exact, not vectorised). Each is a private, always-inline
+ * function of the module ("tsaot.expf"), made on first use. */
+typedef enum ts_cg_math_fn {
+  TS_CG_EXP,
+  TS_CG_EXPM1,
+  TS_CG_LOG,
+  TS_CG_LOG1P,
+  TS_CG_LOG2,
+  TS_CG_LOG10,
+  TS_CG_TANH,
+  TS_CG_SIGMOID,
+  TS_CG_ERF,
+  TS_CG_ERFC,
+  TS_CG_GELU_ERF,  /* x * 0.5 * (1 + erf(x / sqrt(2))), gelu(approximate='none') */
+  TS_CG_GELU_TANH, /* gelu(approximate='tanh') */
+  TS_CG_POW,       /* two arguments; C's powf semantics */
+  TS_CG_SIN,
+  TS_CG_COS,
+  TS_CG_MATH_COUNT
+} ts_cg_math_fn;
+
+/* Calls the function for x (and y for TS_CG_POW) of type float or double.
+ * NULL (with the reason in d, if d) for another type. */
+LLVMValueRef ts_cg_math_call(ts_cg_module *m, LLVMBuilderRef b, ts_cg_math_fn fn, LLVMValueRef x, LLVMValueRef y,
+                             ts_diag *d);
+/* The function itself (for tests: its name, type and linkage can be changed). */
+LLVMValueRef ts_cg_math_get(ts_cg_module *m, ts_cg_math_fn fn, LLVMTypeRef fty, ts_diag *d);
+const char *ts_cg_math_name(ts_cg_math_fn fn); /* "exp" */
+
+/* ---------------------------------------------------------------- fusion.c
+ *
+ * A fused kernel: `void NAME(const ts_cg_kargs *a, int64_t begin, int64_t end)`
+ * so that ts_rt_parallel_for can split it. The group's inputs and outputs
+ * are numbered together (inputs first, then outputs): ptrs[k] is a tensor's
+ * first element (ts_rt_tensor_data), or for a scalar input (int, float,
+ * bool) the address of its value (int64_t, double, or bool as one byte).
+ * All outputs have the group's output shape (`sizes`, ndim of them, baked
+ * into the kernel from the complete types) and are contiguous; inputs are
+ * broadcast to it: strides[k * ndim + d] is input k's stride along output
+ * dimension d in elements (0 where broadcast). With `contig` nonzero every
+ * tensor input is contiguous with the output's shape and [begin, end)
+ * counts elements; otherwise [begin, end) counts rows (every dimension but
+ * the last; one row for a 0-d or 1-d output) and the kernel walks the last
+ * dimension with the strides. ts_rt_aot_fusion_prepare (runtime/aot.h)
+ * fills the struct. */
+typedef struct ts_cg_kargs {
+  void **ptrs;
+  const int64_t *strides;
+  int64_t contig;
+} ts_cg_kargs;
+
+/* Lowers a prim::FusionGroup node to a kernel named `name` (external
+ * linkage is not needed: private). NULL with the reason in d when the group
+ * cannot be compiled (a value without a complete type, an op or dtype the
+ * lowering table lacks); the caller then runs the group through the
+ * interpreter. Every output of the group must have the same sizes. */
+LLVMValueRef ts_cg_fusion_kernel(ts_cg_module *m, const ts_node *group, const char *name, ts_diag *d);
+/* Whether fusion.c can lower this node of a fusion subgraph (its kind,
+ * overload and dtypes); for statistics and tests. */
+bool ts_cg_fusion_supports(const ts_node *n, ts_diag *d);
+
+/* --------------------------------------------------------------- memplan.c
+ *
+ * The activation arena: tensors the entry function creates at a known
+ * place. A value is planned when the caller marks it (a FusionGroup output
+ * or an op's output of complete, contiguous type, outside loops), it does
+ * not escape (no graph output, no container or wildcard may hold it), and
+ * it has a static byte size. Its buffer lives from its node to the last use
+ * of every value that may alias it (alias analysis); buffers are reused
+ * after that, best fit, 64-byte aligned. `inplace_ok(n, in, out)` says
+ * whether output `out` of node n may take the buffer of input `in` when
+ * this node is that input's last use (the fused kernels: same shape,
+ * elementwise). */
+typedef struct ts_cg_memplan {
+  uint64_t arena_size;   /* bytes; 0 when nothing is planned */
+  int64_t *offset;       /* by value id: byte offset in the arena, -1 if not planned */
+  uint64_t *nbytes;      /* by value id: the planned size (0 if not planned) */
+  uint32_t nvalues;      /* entries in offset/nbytes (the graph's next_value_id) */
+  uint32_t nplanned;     /* values planned */
+  uint64_t total_bytes;  /* sum of planned sizes (what no reuse would take) */
+  uint32_t ninplace;     /* outputs that took an input's buffer */
+} ts_cg_memplan;
+
+typedef bool (*ts_cg_plan_want_fn)(void *arg, const ts_value *v);
+typedef bool (*ts_cg_plan_inplace_fn)(void *arg, const ts_node *n, const ts_value *in, const ts_value *out);
+
+bool ts_cg_memplan_build(ts_graph *g, ts_cg_plan_want_fn want, ts_cg_plan_inplace_fn inplace_ok, void *arg,
+                         ts_cg_memplan *out, ts_diag *d);
+void ts_cg_memplan_free(ts_cg_memplan *p);
+/* Bytes of a complete, contiguous tensor type (0 if not static). */
+uint64_t ts_cg_type_nbytes(const ts_type *t);
+
+/* ----------------------------------------------------------------- entry.c
+ * and emit.c: the whole model (what tools/tsaot.c calls). */
+
+typedef struct ts_cg_options {
+  const char *name;    /* prefix of the exported symbols: NAME_run ... */
+  ts_cg_target_opts target;
+  bool no_fallback;    /* no interpreter, no fallback graph */
+  bool shared;         /* link a shared library (else: an object + header) */
+  const char *emit_llvm; /* write the optimized module's IR here (NULL: no) */
+  bool verbose;          /* progress and timings to stderr */
+} ts_cg_options;
+
+/* What a compile produced, for the tool's summary. */
+typedef struct ts_cg_stats {
+  uint32_t nnodes;        /* nodes the entry function runs (top level and nested) */
+  uint32_t nkernels;      /* fusion groups compiled to native kernels */
+  uint32_t ninterp_groups;/* fusion groups left to the interpreter */
+  uint32_t ncalls;        /* runtime calls */
+  uint64_t weight_bytes;
+  uint64_t arena_plan_bytes, arena_heap_bytes;
+  uint32_t nplanned, ninplace;
+  bool interp_only;       /* the graph runs in the embedded interpreter only */
+  double t_codegen, t_llvm_opt, t_emit, t_link; /* seconds */
+} ts_cg_stats;
+
+#endif

@@ -1,0 +1,96 @@
+/* tsaot.h: the C ABI of code that tsaot generates (stable; ../shared/DESIGN.md,
+ * "Generated code").
+ *
+ * `tsaot model.pt -o model.so --name NAME` exports the functions below with
+ * NAME_ in front (NAME defaults to "model"); `tsaot model.pt -c -o model.o`
+ * writes model.o and model.h, which includes this header and declares them
+ * with TSAOT_DECLARE_MODEL(NAME).
+ *
+ * Tensors are DLPack DLTensors on the CPU (kDLCPU), of dtypes float32/64,
+ * float16, bfloat16, int64/32/16/8, uint8 and bool; strides NULL means
+ * compact row-major. Inputs are the model's forward arguments after self,
+ * in order; a 0-d int64, float64 or bool tensor stands for an int, float or
+ * bool argument. Outputs are the forward's results flattened depth-first
+ * (tuples and lists element by element, a List[int]/List[float] as one
+ * int64/float64 tensor, numbers as 0-d tensors), as `tsaot-run` writes them.
+ *
+ * A model is run by one thread at a time. NAME_init is optional: the first
+ * run calls it. It may allocate (it reads the embedded graphs and binds the
+ * kernels); NAME_run_static does not allocate with malloc: every tensor of
+ * the run lives in the caller's arena.
+ */
+#ifndef TSAOT_H
+#define TSAOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dlpack/dlpack.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSAOT_ABI_VERSION 1
+
+/* Return codes. */
+enum {
+  TSAOT_OK = 0,
+  TSAOT_E_INPUT = 1,  /* inputs off the compiled specialisation (built with
+                         --no-fallback), or not tensors the ABI takes */
+  TSAOT_E_RUN = 2,    /* the model raised, or an op failed (bad shapes, ...) */
+  TSAOT_E_ARENA = 3,  /* run_static: arena too small or not 64-byte aligned */
+  TSAOT_E_OUTPUT = 4, /* run_static: outputs other than the caller's tensors
+                         (count, dtype, shape), or run: more than max_outputs */
+  TSAOT_E_INIT = 5,   /* the embedded program could not be loaded (out of memory) */
+};
+
+/* What an input or output must be. */
+enum { TSAOT_SPEC_TENSOR = 0, TSAOT_SPEC_INT = 1, TSAOT_SPEC_FLOAT = 2, TSAOT_SPEC_BOOL = 3 };
+
+typedef struct tsaot_spec {
+  int32_t kind;        /* TSAOT_SPEC_* */
+  DLDataType dtype;    /* tensors (numbers: their 0-d tensor's dtype) */
+  int32_t ndim;        /* -1: any rank */
+  const int64_t *shape;/* ndim sizes; -1 for a size the code does not fix */
+} tsaot_spec;
+
+/* The arena alignment run_static needs. */
+#define TSAOT_ARENA_ALIGN 64
+
+#define TSAOT_DECLARE_MODEL(NAME)                                                                          \
+  /* Loads the embedded program (0 or TSAOT_E_INIT). */                                                    \
+  int NAME##_init(void);                                                                                   \
+  /* Frees what init and runs allocated. */                                                                \
+  void NAME##_release(void);                                                                               \
+  int NAME##_num_inputs(void);                                                                             \
+  /* Flattened outputs of the specialisation; -1 when only a run knows. */                                 \
+  int NAME##_num_outputs(void);                                                                            \
+  int NAME##_input_spec(int i, tsaot_spec *out);                                                           \
+  int NAME##_output_spec(int i, tsaot_spec *out);                                                          \
+  /* Bytes NAME##_run_static needs. */                                                                     \
+  size_t NAME##_arena_size(void);                                                                          \
+  /* Threads for the kernels (<= 0: every processor; default 1). */                                       \
+  void NAME##_set_threads(int n);                                                                          \
+  /* Runs forward; outputs are new DLManagedTensors the caller frees with                                 \
+   * their deleter; *noutputs says how many. Inputs off the specialisation                                 \
+   * run in the embedded interpreter (unless built with --no-fallback). */                                 \
+  int NAME##_run(const DLTensor *inputs, int ninputs, DLManagedTensor **outputs, int max_outputs,          \
+                 int *noutputs);                                                                           \
+  /* Runs forward with every tensor in `arena` (arena_size bytes, 64-byte                                  \
+   * aligned) and copies the results into the caller's `outputs` (their                                    \
+   * dtypes and shapes must be the output specs'). No malloc. */                                           \
+  int NAME##_run_static(const DLTensor *inputs, int ninputs, DLTensor *outputs, int noutputs, void *arena, \
+                        size_t arena_size);                                                                \
+  /* Why the last call failed, or why the last run left the compiled code                                 \
+   * ("" if it did not); valid until the next call. */                                                     \
+  const char *NAME##_last_error(void);                                                                     \
+  /* 1 if the last run ran in the interpreter because its inputs were off                                  \
+   * the specialisation. */                                                                                \
+  int NAME##_last_bailout(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,156 @@
+/* runtime/aot.h: what generated code (codegen/) links against.
+ *
+ * A compiled model is a descriptor (ts_rt_aot_desc) that the generated
+ * object defines, an entry function, its fused kernels, and thin exported
+ * wrappers NAME_run... that call the ts_rt_aot_* functions below with the
+ * descriptor (include/tsaot.h is the public side).
+ *
+ * Init (ts_rt_aot_init) parses the embedded graph texts, attaches the
+ * embedded weights to their tensor constants (no copy: tensors wrap the
+ * read-only bytes), and binds every node the entry function calls to its
+ * kernel. A run checks the inputs against the specialisation (the guard):
+ * on a match the entry function runs, else the fallback graph runs in the
+ * interpreter (or, without one, the run fails with TSAOT_E_INPUT and the
+ * reason).
+ *
+ * Nodes are numbered by ts_rt_aot_number_nodes, the same way at compile
+ * time and at init: the entry function refers to them by number.
+ */
+#ifndef TS_RT_AOT_H
+#define TS_RT_AOT_H
+
+#include "runtime.h"
+
+#include <dlpack/dlpack.h>
+
+#define TS_RT_AOT_ABI 1
+
+/* A tensor constant's bytes in the embedded weights. */
+typedef struct ts_rt_aot_tconst {
+  uint64_t offset; /* in desc->weights, 64-byte aligned */
+  uint64_t nbytes;
+  int32_t dtype;   /* ts_dtype */
+  int32_t rank;
+  const int64_t *sizes;
+  const int64_t *strides;
+} ts_rt_aot_tconst;
+
+/* One input or output of the specialisation (include/tsaot.h's tsaot_spec
+ * kinds: 0 tensor, 1 int, 2 float, 3 bool). */
+typedef struct ts_rt_aot_spec {
+  int32_t kind;
+  int32_t dtype;  /* ts_dtype; tensors */
+  int32_t ndim;   /* -1: any */
+  const int64_t *sizes; /* ndim; -1: any size */
+} ts_rt_aot_spec;
+
+typedef struct ts_rt_aot_state ts_rt_aot_state;
+
+/* The fields the entry function reads, first and in this order; the rest
+ * of the state is the runtime's. */
+typedef struct ts_rt_aot_state_head {
+  uint8_t *arena; /* the planned region of the current run (64-byte aligned) */
+} ts_rt_aot_state_head;
+
+/* The entry function: args[0] is self (None: frozen graphs do not read
+ * it), then the user's inputs; writes the graph's outputs (new references)
+ * to rets. False after an error (recorded through ts_rt_aot_fail_node or
+ * the helpers below). */
+typedef bool (*ts_rt_aot_entry_fn)(ts_rt_aot_state *st, ts_rt_ctx *ctx, ts_iv *args, ts_iv *rets);
+
+/* What the generated object defines (writable: init fills `state`). */
+typedef struct ts_rt_aot_desc {
+  uint32_t abi;             /* TS_RT_AOT_ABI */
+  const char *name;
+  const char *graph;        /* the specialised graph, in ts_graph_print's text */
+  uint64_t graph_len;
+  const char *fallback;     /* the unspecialised graph; NULL with --no-fallback */
+  uint64_t fallback_len;
+  const uint8_t *weights;   /* 64-byte aligned */
+  uint64_t weights_len;
+  /* tensor constants in ts_rt_aot_tensor_consts order: the graph's first,
+   * then the fallback's */
+  const ts_rt_aot_tconst *tconsts;
+  uint32_t ntconsts_graph, ntconsts_fallback;
+  uint32_t nnodes;          /* ts_rt_aot_number_nodes(graph) */
+  ts_rt_aot_entry_fn entry; /* NULL: the graph runs in the interpreter */
+  uint32_t ninputs;         /* after self */
+  const ts_rt_aot_spec *inputs;
+  int32_t noutputs;         /* flattened; -1: not static */
+  const ts_rt_aot_spec *outputs;
+  uint64_t arena_plan;      /* bytes of planned tensors */
+  uint64_t arena_heap;      /* bytes for everything else in run_static */
+  ts_rt_aot_state *state;   /* NULL until init */
+} ts_rt_aot_desc;
+
+/* ------------------------------------------------------- numbering (aot.c) */
+
+/* The nodes the entry function runs, numbered in pre-order: a node, then
+ * the nodes of its blocks in order; prim::Param/Return are not numbered and
+ * fusion subgraphs are not entered. Writes them to out (if not NULL);
+ * returns the count. */
+uint32_t ts_rt_aot_number_nodes(ts_graph *g, ts_node **out);
+/* prim::Constant nodes holding a tensor, in pre-order entering blocks and
+ * then Subgraph attributes. Writes them to out (if not NULL); returns the
+ * count. */
+uint32_t ts_rt_aot_tensor_consts(ts_graph *g, ts_node **out);
+/* Whether the entry function can run node n through ts_rt_aot_call: it has
+ * a kernel, or is one of the structural ops (lists, tuples, dicts,
+ * ConstantChunk, an interpreted FusionGroup, ...). False with the reason in
+ * d (prim::GetAttr on a module, CallMethod, ...). */
+bool ts_rt_aot_node_supported(const ts_node *n, ts_diag *d);
+
+/* ------------------------------------- the ABI (aot.c), called by wrappers */
+
+int ts_rt_aot_init(ts_rt_aot_desc *desc);
+void ts_rt_aot_release(ts_rt_aot_desc *desc);
+int ts_rt_aot_num_inputs(ts_rt_aot_desc *desc);
+int ts_rt_aot_num_outputs(ts_rt_aot_desc *desc);
+/* tsaot_spec is include/tsaot.h's; declared here as void to keep the two
+ * headers apart */
+int ts_rt_aot_input_spec(ts_rt_aot_desc *desc, int i, void *tsaot_spec_out);
+int ts_rt_aot_output_spec(ts_rt_aot_desc *desc, int i, void *tsaot_spec_out);
+size_t ts_rt_aot_arena_size(ts_rt_aot_desc *desc);
+void ts_rt_aot_set_threads(ts_rt_aot_desc *desc, int n);
+int ts_rt_aot_run(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLManagedTensor **outputs,
+                  int max_outputs, int *noutputs);
+int ts_rt_aot_run_static(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLTensor *outputs,
+                         int noutputs, void *arena, size_t arena_size);
+const char *ts_rt_aot_last_error(ts_rt_aot_desc *desc);
+int ts_rt_aot_last_bailout(ts_rt_aot_desc *desc);
+
+/* -------------------------------------- helpers the entry function calls
+ * Slots are the entry function's frame: one ts_iv per value, owned
+ * references, None when empty. */
+
+/* Runs node k (not a prim::Constant, If or Loop, nor a compiled fusion
+ * group): gathers ins[] (borrowed), calls its kernel, stores the results
+ * into outs[] (releasing what was there). With plan_nbytes > 0 the node's
+ * first output may be created at st->arena + plan_off (the memory plan;
+ * the kernel's ts_rt_tensor_new takes it through ctx->plan). */
+bool ts_rt_aot_call(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_iv *const *ins, uint32_t nin,
+                    ts_iv *const *outs, uint32_t nout, int64_t plan_off, uint64_t plan_nbytes);
+/* slot = the value of prim::Constant node k (retained). */
+void ts_rt_aot_const(ts_rt_aot_state *st, uint32_t k, ts_iv *slot);
+/* A compiled fusion group (node k): makes its outputs (ndim, sizes; dtype
+ * out_dtypes[j]; at st->arena + out_offs[j] when that is >= 0, else
+ * allocated), checks that every tensor input broadcasts to sizes, fills
+ * ts_cg_kargs and runs kernel(args, begin, end) over the range through
+ * ts_rt_parallel_for. ops[] are the slots of the group's inputs then its
+ * outputs. */
+typedef void (*ts_rt_aot_kernel_fn)(const void *kargs, int64_t begin, int64_t end);
+bool ts_rt_aot_fusion(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_rt_aot_kernel_fn kernel, ts_iv *const *ops,
+                      uint32_t nin, uint32_t nout, int32_t ndim, const int64_t *sizes, const int32_t *out_dtypes,
+                      const int64_t *out_offs);
+/* *slot: release and set None. */
+void ts_rt_aot_release_slot(ts_iv *slot);
+/* *dst = *src (retained); the old *dst released. */
+void ts_rt_aot_copy_slot(ts_iv *dst, const ts_iv *src);
+/* *slot = int i (the old value released). */
+void ts_rt_aot_set_int(ts_iv *slot, int64_t i);
+/* Reads a bool (prim::If's condition, prim::Loop's) or an int (a loop's
+ * trip count) of node k; false with an error naming the node otherwise. */
+bool ts_rt_aot_get_bool(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, const ts_iv *slot, bool *out);
+bool ts_rt_aot_get_int(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, const ts_iv *slot, int64_t *out);
+
+#endif
