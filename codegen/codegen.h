@@ -173,6 +173,10 @@ typedef struct ts_cg_options {
   bool shared;         /* link a shared library (else: an object + header) */
   const char *emit_llvm; /* write the optimized module's IR here (NULL: no) */
   bool verbose;          /* progress and timings to stderr */
+  /* the model's .pt bytes: embedded when the graph must run in the
+   * interpreter with its module (state it reads or writes, method calls) */
+  const void *archive;
+  size_t archive_len;
 } ts_cg_options;
 
 /* What a compile produced, for the tool's summary. */
@@ -182,10 +186,41 @@ typedef struct ts_cg_stats {
   uint32_t ninterp_groups;/* fusion groups left to the interpreter */
   uint32_t ncalls;        /* runtime calls */
   uint64_t weight_bytes;
+  uint64_t archive_bytes; /* the embedded .pt, when the module is needed */
   uint64_t arena_plan_bytes, arena_heap_bytes;
   uint32_t nplanned, ninplace;
   bool interp_only;       /* the graph runs in the embedded interpreter only */
   double t_codegen, t_llvm_opt, t_emit, t_link; /* seconds */
+  ts_buf specs;           /* "input 0: f32[1, 3, 8, 8]\n..." for the header */
+  ts_buf notes;           /* what was not compiled and why, a line each */
 } ts_cg_stats;
+
+/* Generates the model into m: the descriptor NAME.desc, the entry
+ * function, fused kernels, and the exported wrappers NAME_run ...
+ * (include/tsaot.h; plus `tsaot_model_name` when o->shared). `g` is the
+ * specialised, optimized graph of forward; `fallback` the unspecialised
+ * one (NULL: none: o->no_fallback, or g is not specialised). Both are
+ * printed into the object and read back here first, so what is compiled is
+ * exactly what the runtime will parse. `arena_heap`: the bytes run_static
+ * reserves for run-time allocations (tools/tsaot.c measures them). */
+bool ts_cg_model_build(ts_cg_module *m, ts_graph *g, ts_graph *fallback, const ts_cg_options *o,
+                       uint64_t arena_heap, ts_cg_stats *st, ts_diag *d);
+void ts_cg_stats_free(ts_cg_stats *st);
+
+/* ------------------------------------------------------------------ emit.c */
+
+/* The module's native object / textual IR. */
+bool ts_cg_emit_object(ts_cg_module *m, const char *path, ts_diag *d);
+bool ts_cg_emit_llvm(ts_cg_module *m, const char *path, ts_diag *d);
+/* Links `obj` with the runtime's static libraries `rt_libs` (in a group:
+ * they depend on each other) and the system libraries `sys_libs` into the
+ * shared library `out` with the C compiler (TSAOT_CC, else cc); only the
+ * model's own symbols are exported. `flags`: extra flags (sanitizers),
+ * space-separated; may be empty. */
+bool ts_cg_link_shared(const char *obj, const char *out, const char *const *rt_libs, uint32_t nrt,
+                       const char *const *sys_libs, uint32_t nsys, const char *flags, ts_diag *d);
+/* The header of `-c`: includes tsaot.h and declares NAME's functions, with
+ * NAME_ARENA_SIZE and the specs as comments. */
+bool ts_cg_write_header(const char *path, const char *name, uint64_t arena_size, const ts_cg_stats *st, ts_diag *d);
 
 #endif

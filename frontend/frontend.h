@@ -15,6 +15,9 @@ typedef struct ts_fe_model ts_fe_model;
  * of traced code (constants.pkl). Code is compiled lazily, method by method.
  * NULL and a reason in `d` on error. */
 ts_fe_model *ts_fe_model_load(const char *path, ts_diag *d);
+/* The same from an archive in memory (borrowed: it must outlive the
+ * model); `name` stands for the file in messages. */
+ts_fe_model *ts_fe_model_load_buffer(const void *data, size_t len, const char *name, ts_diag *d);
 void ts_fe_model_free(ts_fe_model *m);
 
 /* The root object (a TS_PV_OBJECT of the module's class). */

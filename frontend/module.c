@@ -30,7 +30,16 @@ bool ts_fe_model_own_graph(ts_fe_model *m, ts_graph *g) {
   return true;
 }
 
-ts_fe_model *ts_fe_model_load(const char *path, ts_diag *d) {
+static ts_fe_model *ts_m_load(const char *path, const void *buf, size_t buflen, ts_diag *d);
+
+ts_fe_model *ts_fe_model_load(const char *path, ts_diag *d) { return ts_m_load(path, NULL, 0, d); }
+
+ts_fe_model *ts_fe_model_load_buffer(const void *data, size_t len, const char *name, ts_diag *d) {
+  return ts_m_load(name, data ? data : "", len, d);
+}
+
+/* From a file, or from `buf` when it is not NULL (then `path` names it). */
+static ts_fe_model *ts_m_load(const char *path, const void *buf, size_t buflen, ts_diag *d) {
   ts_diag tmp = {0};
   if (!ts_ops_init(&tmp)) {
     ts_diag_error(d, "the op table does not parse: %s", tmp.text.data ? tmp.text.data : "?");
@@ -45,7 +54,7 @@ ts_fe_model *ts_fe_model_load(const char *path, ts_diag *d) {
   }
   ts_arena_init(&m->arena, 0);
   m->path = ts_arena_strdup(&m->arena, path);
-  m->ar = ts_fe_archive_open(path, NULL, d);
+  m->ar = buf ? ts_fe_archive_open_buffer(buf, buflen, path, NULL, d) : ts_fe_archive_open(path, NULL, d);
   if (!m->ar)
     goto fail;
   size_t len;

@@ -81,6 +81,12 @@ typedef struct ts_rt_aot_desc {
   uint64_t arena_plan;      /* bytes of planned tensors */
   uint64_t arena_heap;      /* bytes for everything else in run_static */
   ts_rt_aot_state *state;   /* NULL until init */
+  /* The model's archive (the .pt bytes), for graphs that still read or
+   * write the module's state (prim::GetAttr/SetAttr on self, calls through
+   * module interfaces): they run in the interpreter with the module object
+   * as self. NULL otherwise. run_static is not available then. */
+  const uint8_t *archive;
+  uint64_t archive_len;
 } ts_rt_aot_desc;
 
 /* ------------------------------------------------------- numbering (aot.c) */
@@ -118,6 +124,17 @@ int ts_rt_aot_run_static(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninpu
                          int noutputs, void *arena, size_t arena_size);
 const char *ts_rt_aot_last_error(ts_rt_aot_desc *desc);
 int ts_rt_aot_last_bailout(ts_rt_aot_desc *desc);
+
+/* ------------------------------------------------ DLPack tensors (aot.c) */
+
+/* A new runtime tensor viewing dl's memory (no copy: the memory must
+ * outlive the tensor). CPU only; the ten dtypes, bool as DLPack 0.8's
+ * kDLBool (code 6, 8 bits); strides NULL means row-major; no negative
+ * strides. NULL with the reason in c. */
+ts_rt_tensor *ts_rt_tensor_from_dl(ts_rt_ctx *c, const DLTensor *dl);
+/* Fills dl to view t: its data, sizes and strides (valid while t lives).
+ * False for a dtype outside the ten. */
+bool ts_rt_tensor_to_dl(const ts_rt_tensor *t, DLTensor *dl);
 
 /* -------------------------------------- helpers the entry function calls
  * Slots are the entry function's frame: one ts_iv per value, owned

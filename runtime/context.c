@@ -1,5 +1,8 @@
 /* runtime/context.c: a run's state (the first error, the thread budget) and
- * ts_rt_parallel_for over a small persistent pthread pool. */
+ * ts_rt_parallel_for over a small persistent pthread pool. The ctx's own
+ * buffers (the pool, error and print text) come from the C library: they
+ * outlive runs; a job allocates nothing and carries the caller's heap
+ * (runtime/alloc.c) to the workers. */
 #include <cblas.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -17,6 +20,7 @@ typedef struct ts_ctx_job {
   int64_t n;
   int64_t nchunks;
   atomic_llong next; /* the next chunk to take */
+  ts_rt_heap *heap;  /* the caller's heap, current in the workers for the job */
 } ts_ctx_job;
 
 struct ts_rt_pool {
@@ -64,7 +68,9 @@ static void *ts_ctx_worker(void *p) {
     seen = pool->gen;
     ts_ctx_job *job = pool->job;
     pthread_mutex_unlock(&pool->mu);
+    ts_rt_heap *own = ts_rt_heap_use(job->heap);
     ts_ctx_run_chunks(job);
+    ts_rt_heap_use(own);
     pthread_mutex_lock(&pool->mu);
     if (--pool->busy == 0)
       pthread_cond_signal(&pool->done);
@@ -123,6 +129,8 @@ void ts_rt_ctx_init(ts_rt_ctx *c, int nthreads) {
     nthreads = n > 0 ? (n > 1024 ? 1024 : (int)n) : 1;
   }
   c->nthreads = nthreads;
+  c->plan_ptr = NULL;
+  c->plan_nbytes = 0;
   openblas_set_num_threads(nthreads);
 }
 
@@ -188,7 +196,7 @@ void ts_rt_parallel_for(ts_rt_ctx *c, int64_t n, int64_t grain, ts_rt_range_fn f
   int64_t maxchunks = (int64_t)pool->nthreads + 1;
   if (nchunks > maxchunks)
     nchunks = maxchunks;
-  ts_ctx_job job = {.fn = fn, .arg = arg, .n = n, .nchunks = nchunks};
+  ts_ctx_job job = {.fn = fn, .arg = arg, .n = n, .nchunks = nchunks, .heap = ts_rt_heap_current()};
   atomic_init(&job.next, 0);
   pthread_mutex_lock(&pool->mu);
   pool->job = &job;

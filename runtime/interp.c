@@ -13,14 +13,18 @@
  * dropped by DROP instructions at the start of each branch and after each
  * loop; outputs nobody reads are released when stored.
  *
- * An interpreter is used by one thread at a time: code is built lazily and
- * instructions keep small run-time caches (attribute slots, callees).
+ * An interpreter is used by one thread at a time: code is built lazily (or
+ * ahead, ts_rt_interp_prepare) and instructions keep small run-time caches
+ * (attribute slots, callees). Compiled code (runtime/aot.c) runs the nodes
+ * it does not compile one at a time (ts_rt_interp_node): a node becomes the
+ * one instruction the code builder makes for it, kept by node address, run
+ * through the same dispatch. Memory comes from ts_rt_malloc (a compiled
+ * model's arena during run_static).
  */
 #include "runtime.h"
 #include "tensor_ops.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Nested prim::CallMethod / prim::CallFunction runs before it is an error. */
@@ -97,10 +101,23 @@ struct ts_ip_code {
   uint32_t nparams, nrets;
 };
 
+/* A node prepared to run on its own (ts_rt_interp_node): its one
+ * instruction, whose operand lists are unused (the caller passes values). */
+typedef struct ts_ip_nodeop {
+  const ts_node *n;
+  ts_ip_insn insn;
+} ts_ip_nodeop;
+
 struct ts_rt_interp {
   ts_rt_resolver r;
   ts_ip_code **codes;
   uint32_t ncodes, cap_codes;
+  ts_ip_nodeop *nops;
+  uint32_t nnops, cap_nops;
+  uint32_t *nidx;    /* open addressing over nops by node address: position + 1, 0 empty */
+  uint32_t nidx_cap; /* 0 or a power of two */
+  ts_rt_const_fn const_fn; /* NULL: ts_rt_iv_from_constant */
+  void *const_arg;
 };
 
 /* One top-level run (or code build): where errors go. */
@@ -198,7 +215,7 @@ static bool ts_ip_grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
     nc *= 2;
   if (nc > UINT32_MAX / 2 || nc * elem > SIZE_MAX / 2)
     return false;
-  void *q = realloc(*p, (size_t)nc * elem);
+  void *q = ts_rt_realloc(*p, (size_t)nc * elem);
   if (!q)
     return false;
   *p = q;
@@ -288,7 +305,8 @@ static const ts_type *ts_ip_list_elem(const ts_type *t) {
 /* The value of a prim::Constant (runtime/constant.c), located at n on
  * failure. */
 static bool ts_ip_const_value(ts_ip_build *b, const ts_node *n, ts_iv *out) {
-  if (ts_rt_iv_from_constant(b->s->ctx, n, out))
+  ts_rt_interp *ip = b->s->ip;
+  if (ip->const_fn ? ip->const_fn(ip->const_arg, b->s->ctx, n, out) : ts_rt_iv_from_constant(b->s->ctx, n, out))
     return true;
   ts_ip_locate(b->s, n);
   return false;
@@ -671,11 +689,11 @@ static bool ts_ip_liveness(ts_ip_build *b) {
     W = 1;
   if ((size_t)c->ninsns > SIZE_MAX / 16 / W)
     return false;
-  uint64_t *live = calloc((size_t)c->ninsns * W, sizeof *live);
-  uint64_t *out = malloc(W * sizeof *out);
-  uint64_t *in = malloc(W * sizeof *in);
+  uint64_t *live = ts_rt_calloc((size_t)c->ninsns * W, sizeof *live);
+  uint64_t *out = ts_rt_malloc(W * sizeof *out);
+  uint64_t *in = ts_rt_malloc(W * sizeof *in);
   if (!live || !out || !in) {
-    free(live), free(out), free(in);
+    ts_rt_free(live), ts_rt_free(out), ts_rt_free(in);
     return false;
   }
   for (bool changed = true; changed;) {
@@ -733,7 +751,7 @@ static bool ts_ip_liveness(ts_ip_build *b) {
       if (!ts_ip_bit(out, TS_IP_REG(outs[k])))
         outs[k] |= TS_IP_FLAG;
   }
-  free(live), free(out), free(in);
+  ts_rt_free(live), ts_rt_free(out), ts_rt_free(in);
   return ok;
 }
 
@@ -742,27 +760,32 @@ static void ts_ip_code_free(ts_ip_code *c) {
     return;
   for (uint32_t i = 0; i < c->nconsts; i++)
     ts_iv_release(c->consts[i]);
-  free(c->consts);
-  free(c->insns);
-  free(c->opnds);
-  free(c);
+  ts_rt_free(c->consts);
+  ts_rt_free(c->insns);
+  ts_rt_free(c->opnds);
+  ts_rt_free(c);
 }
 
 /* Linearises graph g. */
-static ts_ip_code *ts_ip_build_code(ts_ip_sess *s, ts_graph *g) {
-  ts_ip_build b = {.s = s};
+/* The op table and the kernels' bindings, before any code is built. */
+static bool ts_ip_tables(ts_ip_sess *s) {
   /* kernel tables that name unknown schemas are their files' bugs (the
    * kernel tests report them); the entries that bind still run */
   ts_diag kd = {0};
-  if (!ts_ops_init(&kd)) {
-    ts_ip_fail_diag(s, NULL, &kd, "the op table does not parse");
-    return NULL;
-  }
+  if (!ts_ops_init(&kd))
+    return ts_ip_fail_diag(s, NULL, &kd, "the op table does not parse");
   ts_diag_free(&kd);
   ts_rt_kernels_init(NULL);
-  b.code = calloc(1, sizeof *b.code);
+  return true;
+}
+
+static ts_ip_code *ts_ip_build_code(ts_ip_sess *s, ts_graph *g) {
+  ts_ip_build b = {.s = s};
+  if (!ts_ip_tables(s))
+    return NULL;
+  b.code = ts_rt_calloc(1, sizeof *b.code);
   b.nids = g->next_value_id;
-  b.reg = calloc((size_t)b.nids + 1, sizeof *b.reg);
+  b.reg = ts_rt_calloc((size_t)b.nids + 1, sizeof *b.reg);
   if (!b.code || !b.reg)
     goto oom;
   b.code->g = g;
@@ -782,14 +805,14 @@ static ts_ip_code *ts_ip_build_code(ts_ip_sess *s, ts_graph *g) {
     ts_ip_ins(b.code, pc)[i] = ts_ip_reg(&b, ts_block_output(top, i));
   if (b.oom || !ts_ip_liveness(&b))
     goto oom;
-  free(b.reg);
+  ts_rt_free(b.reg);
   return b.code;
 oom:
   if (!s->ctx->failed) {
     ts_rt_oom(s->ctx);
     ts_ip_locate(s, NULL);
   }
-  free(b.reg);
+  ts_rt_free(b.reg);
   ts_ip_code_free(b.code);
   return NULL;
 }
@@ -1129,7 +1152,7 @@ static bool ts_ip_builtin(ts_ip_sess *s, ts_ip_insn *I, const ts_iv *in, ts_iv *
   case TS_IP_CHUNK: {
     if (in[0].tag != TS_IV_TENSOR)
       return ts_rt_fail(ctx, "prim::ConstantChunk of a %s", ts_iv_tag_name(in[0]));
-    ts_rt_tensor **parts = calloc(I->nout ? I->nout : 1, sizeof *parts);
+    ts_rt_tensor **parts = ts_rt_calloc(I->nout ? I->nout : 1, sizeof *parts);
     uint32_t got = 0;
     if (!parts)
       return ts_rt_oom(ctx);
@@ -1143,12 +1166,23 @@ static bool ts_ip_builtin(ts_ip_sess *s, ts_ip_insn *I, const ts_iv *in, ts_iv *
       else
         ts_rt_tensor_release(parts[k]);
     }
-    free(parts);
+    ts_rt_free(parts);
     return ok;
   }
   default:
     return ts_rt_fail(ctx, "internal error: bad instruction %d", (int)I->op);
   }
+}
+
+/* Runs an operation instruction (a kernel or a structural op): `in`
+ * borrowed, `out` new references; what ts_ip_exec and ts_rt_interp_node
+ * share. */
+static bool ts_ip_run_insn(ts_ip_sess *s, ts_ip_insn *I, const ts_iv *in, ts_iv *out) {
+  if (I->op == TS_IP_KERNEL) {
+    ts_rt_call call = {.in = in, .nin = I->nin, .out = out, .nout = I->nout, .node = I->node};
+    return I->fn(s->ctx, &call);
+  }
+  return ts_ip_builtin(s, I, in, out);
 }
 
 static inline void ts_ip_store(ts_iv *regs, uint32_t o, ts_iv v) {
@@ -1167,7 +1201,7 @@ static bool ts_ip_exec(ts_ip_sess *s, ts_ip_code *c, const ts_iv *args, uint32_t
   if (nargs != c->nparams)
     return ts_ip_fail_at(s, NULL, "the graph takes %u arguments, %u given", (unsigned)c->nparams, (unsigned)nargs);
   size_t nslots = (size_t)c->nregs + c->max_in + c->max_out;
-  ts_iv *regs = calloc(nslots ? nslots : 1, sizeof *regs);
+  ts_iv *regs = ts_rt_calloc(nslots ? nslots : 1, sizeof *regs);
   if (!regs) {
     ts_rt_oom(ctx);
     ts_ip_locate(s, NULL);
@@ -1262,12 +1296,7 @@ static bool ts_ip_exec(ts_ip_sess *s, ts_ip_code *c, const ts_iv *args, uint32_t
       if (in[k] & TS_IP_FLAG)
         regs[r] = ts_iv_none();
     }
-    bool good;
-    if (I->op == TS_IP_KERNEL) {
-      ts_rt_call call = {.in = sin, .nin = I->nin, .out = sout, .nout = I->nout, .node = I->node};
-      good = I->fn(ctx, &call);
-    } else
-      good = ts_ip_builtin(s, I, sin, sout);
+    bool good = ts_ip_run_insn(s, I, sin, sout);
     for (uint32_t k = 0; k < I->nin; k++)
       if (in[k] & TS_IP_FLAG)
         ts_iv_release(sin[k]);
@@ -1287,14 +1316,14 @@ static bool ts_ip_exec(ts_ip_sess *s, ts_ip_code *c, const ts_iv *args, uint32_t
 done:
   for (uint32_t r = 0; r < c->nregs; r++)
     ts_iv_release(regs[r]);
-  free(regs);
+  ts_rt_free(regs);
   return ok;
 }
 
 /* ---------------------------------------------------------------- the API */
 
 ts_rt_interp *ts_rt_interp_new(const ts_rt_resolver *r) {
-  ts_rt_interp *ip = calloc(1, sizeof *ip);
+  ts_rt_interp *ip = ts_rt_calloc(1, sizeof *ip);
   if (!ip)
     return NULL;
   if (r)
@@ -1308,8 +1337,20 @@ void ts_rt_interp_free(ts_rt_interp *ip) {
     return;
   for (uint32_t i = 0; i < ip->ncodes; i++)
     ts_ip_code_free(ip->codes[i]);
-  free(ip->codes);
-  free(ip);
+  ts_rt_free(ip->codes);
+  ts_rt_free(ip->nops);
+  ts_rt_free(ip->nidx);
+  ts_rt_free(ip);
+}
+
+void ts_rt_interp_set_constants(ts_rt_interp *ip, ts_rt_const_fn fn, void *arg) {
+  ip->const_fn = fn;
+  ip->const_arg = arg;
+}
+
+bool ts_rt_interp_prepare(ts_rt_interp *ip, ts_rt_ctx *ctx, ts_graph *g, ts_buf *where) {
+  ts_ip_sess s = {.ip = ip, .ctx = ctx, .where = where};
+  return ts_ip_code_for(&s, g) != NULL;
 }
 
 bool ts_rt_interp_run(ts_rt_interp *ip, ts_rt_ctx *ctx, ts_graph *g, const ts_iv *args, uint32_t nargs, ts_iv *ret,
@@ -1318,4 +1359,119 @@ bool ts_rt_interp_run(ts_rt_interp *ip, ts_rt_ctx *ctx, ts_graph *g, const ts_iv
   ts_ip_sess s = {.ip = ip, .ctx = ctx, .where = where};
   ts_ip_code *c = ts_ip_code_for(&s, g);
   return c && ts_ip_exec(&s, c, args, nargs, ret);
+}
+
+/* ------------------------------------------------------- one node at a time
+ *
+ * Compiled code (runtime/aot.c) runs the nodes it does not compile one by
+ * one: each becomes the single instruction the code builder makes for it,
+ * kept in a table keyed by the node's address, and runs through the same
+ * dispatch as an instruction of a graph's code. */
+
+static uint32_t ts_ip_node_hash(const ts_node *n, uint32_t cap) {
+  uint64_t h = (uint64_t)(uintptr_t)n * 0x9E3779B97F4A7C15ull;
+  return (uint32_t)(h >> 32) & (cap - 1);
+}
+
+static ts_ip_nodeop *ts_ip_nodeop_find(ts_rt_interp *ip, const ts_node *n) {
+  if (!ip->nidx_cap)
+    return NULL;
+  for (uint32_t i = ts_ip_node_hash(n, ip->nidx_cap);; i = (i + 1) & (ip->nidx_cap - 1)) {
+    uint32_t e = ip->nidx[i];
+    if (!e)
+      return NULL;
+    if (ip->nops[e - 1].n == n)
+      return &ip->nops[e - 1];
+  }
+}
+
+/* Adds a prepared node (the table keeps at most half of its index full). */
+static ts_ip_nodeop *ts_ip_nodeop_add(ts_rt_interp *ip, const ts_node *n, const ts_ip_insn *I) {
+  if (!ts_ip_grow((void **)&ip->nops, &ip->cap_nops, ip->nnops + 1, sizeof *ip->nops))
+    return NULL;
+  if ((uint64_t)(ip->nnops + 1) * 2 > ip->nidx_cap) {
+    uint32_t cap = ip->nidx_cap ? ip->nidx_cap * 2 : 64;
+    if (cap > UINT32_MAX / 4)
+      return NULL;
+    uint32_t *idx = ts_rt_calloc(cap, sizeof *idx);
+    if (!idx)
+      return NULL;
+    for (uint32_t k = 0; k < ip->nnops; k++) {
+      uint32_t i = ts_ip_node_hash(ip->nops[k].n, cap);
+      while (idx[i])
+        i = (i + 1) & (cap - 1);
+      idx[i] = k + 1;
+    }
+    ts_rt_free(ip->nidx);
+    ip->nidx = idx;
+    ip->nidx_cap = cap;
+  }
+  uint32_t k = ip->nnops++;
+  ip->nops[k].n = n;
+  ip->nops[k].insn = *I;
+  uint32_t i = ts_ip_node_hash(n, ip->nidx_cap);
+  while (ip->nidx[i])
+    i = (i + 1) & (ip->nidx_cap - 1);
+  ip->nidx[i] = k + 1;
+  return &ip->nops[k];
+}
+
+/* The prepared instruction of n, built on first use with the code
+ * builder's own emitter (a FusionGroup's Subgraph gets its code then). */
+static ts_ip_nodeop *ts_ip_prepare_node(ts_ip_sess *s, const ts_node *n) {
+  ts_rt_interp *ip = s->ip;
+  ts_ip_nodeop *op = ts_ip_nodeop_find(ip, n);
+  if (op)
+    return op;
+  switch (n->kind) {
+  case TS_K_prim_Constant:
+  case TS_K_prim_If:
+  case TS_K_prim_Loop:
+  case TS_K_prim_Param:
+  case TS_K_prim_Return:
+    ts_ip_fail_at(s, n, "%s does not run as a single node", n->kind_name);
+    return NULL;
+  default:
+    break;
+  }
+  if (!ts_ip_tables(s))
+    return NULL;
+  ts_ip_build b = {.s = s};
+  b.code = ts_rt_calloc(1, sizeof *b.code);
+  b.nids = n->graph ? n->graph->next_value_id : 0;
+  b.reg = ts_rt_calloc((size_t)b.nids + 1, sizeof *b.reg);
+  if (b.code && b.reg && ts_ip_node(&b, n) && !b.oom) {
+    if (b.code->ninsns == 1)
+      op = ts_ip_nodeop_add(ip, n, &b.code->insns[0]);
+    else
+      ts_ip_fail_at(s, n, "internal error: %s made %u instructions", n->kind_name, (unsigned)b.code->ninsns);
+  }
+  if (!op && !s->ctx->failed) {
+    ts_rt_oom(s->ctx);
+    ts_ip_locate(s, n);
+  }
+  ts_rt_free(b.reg);
+  ts_ip_code_free(b.code);
+  return op;
+}
+
+bool ts_rt_interp_prepare_node(ts_rt_interp *ip, ts_rt_ctx *ctx, const ts_node *n) {
+  ts_ip_sess s = {.ip = ip, .ctx = ctx};
+  return ts_ip_prepare_node(&s, n) != NULL;
+}
+
+bool ts_rt_interp_node(ts_rt_interp *ip, ts_rt_ctx *ctx, const ts_node *n, const ts_iv *in, uint32_t nin, ts_iv *out,
+                       uint32_t nout) {
+  ts_ip_sess s = {.ip = ip, .ctx = ctx};
+  ts_ip_nodeop *op = ts_ip_prepare_node(&s, n);
+  if (!op)
+    return false;
+  ts_ip_insn *I = &op->insn;
+  if (nin != I->nin || nout != I->nout)
+    return ts_ip_fail_at(&s, n, "%s takes %u inputs and gives %u outputs; called with %u and %u", n->kind_name,
+                         (unsigned)I->nin, (unsigned)I->nout, (unsigned)nin, (unsigned)nout);
+  bool good = ts_ip_run_insn(&s, I, in, out);
+  if (!good && !ctx->failed)
+    ts_rt_fail(ctx, "%s failed", n->kind_name);
+  return good;
 }

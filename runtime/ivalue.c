@@ -1,6 +1,8 @@
 /* runtime/ivalue.c: IValues and the refcounted containers they hold (str,
  * list, tuple, dict, object), Python's == over them, and their printing as
- * TorchScript's IValue printer (prim::Print, aten::str) writes them. */
+ * TorchScript's IValue printer (prim::Print, aten::str) writes them. The
+ * containers come from ts_rt_malloc (runtime/alloc.c); printing's text
+ * goes to a ts_buf, which is the C library's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +32,7 @@ static void ts_v_drop(ts_rt_obj *o, ts_v_stack *st) {
   case TS_RT_OBJ_TENSOR: ts_rt_tensor_release((ts_rt_tensor *)o); return;
   case TS_RT_OBJ_STR:
     if (--o->refcount <= 0)
-      free(o);
+      ts_rt_free(o);
     return;
   default: break;
   }
@@ -40,11 +42,11 @@ static void ts_v_drop(ts_rt_obj *o, ts_v_stack *st) {
     size_t ncap = st->cap * 2;
     ts_rt_obj **ni = NULL;
     if (st->items == st->small) {
-      ni = malloc(ncap * sizeof *ni);
+      ni = ts_rt_malloc(ncap * sizeof *ni);
       if (ni)
         memcpy(ni, st->small, st->n * sizeof *ni);
     } else {
-      ni = realloc(st->items, ncap * sizeof *ni);
+      ni = ts_rt_realloc(st->items, ncap * sizeof *ni);
     }
     if (!ni) {
       /* No memory for the queue: free this one by recursion instead. */
@@ -69,7 +71,7 @@ static void ts_v_free_obj(ts_rt_obj *o, ts_v_stack *st) {
     ts_rt_list *l = (ts_rt_list *)o;
     for (uint32_t i = 0; i < l->n; i++)
       ts_v_drop_iv(l->items[i], st);
-    free(l->items);
+    ts_rt_free(l->items);
     break;
   }
   case TS_RT_OBJ_TUPLE: {
@@ -84,9 +86,9 @@ static void ts_v_free_obj(ts_rt_obj *o, ts_v_stack *st) {
       ts_v_drop_iv(d->keys[i], st);
       ts_v_drop_iv(d->values[i], st);
     }
-    free(d->keys);
-    free(d->values);
-    free(d->index);
+    ts_rt_free(d->keys);
+    ts_rt_free(d->values);
+    ts_rt_free(d->index);
     break;
   }
   case TS_RT_OBJ_OBJECT: {
@@ -97,7 +99,7 @@ static void ts_v_free_obj(ts_rt_obj *o, ts_v_stack *st) {
   }
   default: break;
   }
-  free(o);
+  ts_rt_free(o);
 }
 
 static void ts_v_release_obj(ts_rt_obj *o) {
@@ -109,7 +111,7 @@ static void ts_v_release_obj(ts_rt_obj *o) {
   while (st.n)
     ts_v_free_obj(st.items[--st.n], &st);
   if (st.items != st.small)
-    free(st.items);
+    ts_rt_free(st.items);
 }
 
 void ts_iv_retain(ts_iv v) {
@@ -135,7 +137,7 @@ ts_rt_str *ts_rt_str_new(ts_rt_ctx *c, const char *s, size_t len) {
     ts_rt_oom(c);
     return NULL;
   }
-  ts_rt_str *r = malloc(sizeof *r + len + 1);
+  ts_rt_str *r = ts_rt_malloc(sizeof *r + len + 1);
   if (!r) {
     ts_rt_oom(c);
     return NULL;
@@ -150,16 +152,16 @@ ts_rt_str *ts_rt_str_new(ts_rt_ctx *c, const char *s, size_t len) {
 }
 
 ts_rt_list *ts_rt_list_new(ts_rt_ctx *c, const ts_type *elem, uint32_t cap) {
-  ts_rt_list *l = malloc(sizeof *l);
+  ts_rt_list *l = ts_rt_malloc(sizeof *l);
   if (!l) {
     ts_rt_oom(c);
     return NULL;
   }
   l->items = NULL;
   if (cap) {
-    l->items = malloc((size_t)cap * sizeof *l->items);
+    l->items = ts_rt_malloc((size_t)cap * sizeof *l->items);
     if (!l->items) {
-      free(l);
+      ts_rt_free(l);
       ts_rt_oom(c);
       return NULL;
     }
@@ -179,7 +181,7 @@ bool ts_rt_list_append(ts_rt_ctx *c, ts_rt_list *l, ts_iv v) {
       return ts_rt_fail(c, "list too long");
     }
     uint32_t ncap = l->cap < 4 ? 4 : l->cap * 2;
-    ts_iv *ni = realloc(l->items, (size_t)ncap * sizeof *ni);
+    ts_iv *ni = ts_rt_realloc(l->items, (size_t)ncap * sizeof *ni);
     if (!ni) {
       ts_iv_release(v);
       return ts_rt_oom(c);
@@ -192,7 +194,7 @@ bool ts_rt_list_append(ts_rt_ctx *c, ts_rt_list *l, ts_iv v) {
 }
 
 ts_rt_tuple *ts_rt_tuple_new(ts_rt_ctx *c, uint32_t n) {
-  ts_rt_tuple *t = malloc(sizeof *t + (size_t)n * sizeof(ts_iv));
+  ts_rt_tuple *t = ts_rt_malloc(sizeof *t + (size_t)n * sizeof(ts_iv));
   if (!t) {
     ts_rt_oom(c);
     return NULL;
@@ -208,7 +210,7 @@ ts_rt_tuple *ts_rt_tuple_new(ts_rt_ctx *c, uint32_t n) {
 
 ts_rt_object *ts_rt_object_new(ts_rt_ctx *c, const ts_rt_class *cls) {
   uint32_t n = cls->nattrs;
-  ts_rt_object *o = malloc(sizeof *o + (size_t)n * sizeof(ts_iv));
+  ts_rt_object *o = ts_rt_malloc(sizeof *o + (size_t)n * sizeof(ts_iv));
   if (!o) {
     ts_rt_oom(c);
     return NULL;
@@ -232,7 +234,7 @@ int32_t ts_rt_class_attr_index(const ts_rt_class *cls, const char *name) {
 /* ----------------------------------------------------------------- dicts */
 
 ts_rt_dict *ts_rt_dict_new(ts_rt_ctx *c, const ts_type *key_type, const ts_type *value_type) {
-  ts_rt_dict *d = calloc(1, sizeof *d);
+  ts_rt_dict *d = ts_rt_calloc(1, sizeof *d);
   if (!d) {
     ts_rt_oom(c);
     return NULL;
@@ -301,10 +303,10 @@ static bool ts_v_dict_reindex(ts_rt_dict *d, uint32_t want) {
   }
   uint32_t *idx = d->index;
   if (cap != d->index_cap) {
-    idx = calloc(cap, sizeof *idx);
+    idx = ts_rt_calloc(cap, sizeof *idx);
     if (!idx)
       return false;
-    free(d->index);
+    ts_rt_free(d->index);
     d->index = idx;
     d->index_cap = cap;
   } else {
@@ -339,11 +341,11 @@ bool ts_rt_dict_set(ts_rt_ctx *c, ts_rt_dict *d, ts_iv key, ts_iv value) {
     if (d->cap >= UINT32_MAX / 4)
       return ts_rt_fail(c, "dict too large");
     uint32_t ncap = d->cap < 4 ? 4 : d->cap * 2;
-    ts_iv *nk = realloc(d->keys, (size_t)ncap * sizeof *nk);
+    ts_iv *nk = ts_rt_realloc(d->keys, (size_t)ncap * sizeof *nk);
     if (!nk)
       return ts_rt_oom(c);
     d->keys = nk;
-    ts_iv *nv = realloc(d->values, (size_t)ncap * sizeof *nv);
+    ts_iv *nv = ts_rt_realloc(d->values, (size_t)ncap * sizeof *nv);
     if (!nv)
       return ts_rt_oom(c);
     d->values = nv;
@@ -360,7 +362,7 @@ bool ts_rt_dict_set(ts_rt_ctx *c, ts_rt_dict *d, ts_iv key, ts_iv value) {
       d->index_cap = oldcap;
       return ts_rt_oom(c);
     }
-    free(old);
+    ts_rt_free(old);
   }
   ts_iv_retain(key);
   ts_iv_retain(value);
@@ -642,7 +644,7 @@ static void ts_v_put_tensor(ts_buf *b, const ts_rt_tensor *t) {
   int64_t n = ts_rt_tensor_numel(t);
   double *v = NULL;
   if (n > 0) {
-    v = (uint64_t)n <= SIZE_MAX / sizeof(double) ? malloc((size_t)n * sizeof(double)) : NULL;
+    v = (uint64_t)n <= SIZE_MAX / sizeof(double) ? ts_rt_malloc((size_t)n * sizeof(double)) : NULL;
     if (!v) {
       b->failed = true;
       return;
@@ -692,7 +694,7 @@ static void ts_v_put_tensor(ts_buf *b, const ts_rt_tensor *t) {
       }
     }
   }
-  free(v);
+  ts_rt_free(v);
   const char *dn = ts_dtype_name((ts_dtype)t->dtype);
   ts_buf_printf(b, "[ %s%sType{", t->device.type == TS_DEV_CUDA ? "CUDA" : "CPU", dn ? dn : "?");
   for (int32_t i = 0; i < t->ndim; i++)

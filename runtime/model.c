@@ -479,13 +479,21 @@ static bool ts_rm_value(ts_rm_load *L, const ts_pv *pv, const ts_type *declared,
 
 /* ------------------------------------------------------------------ API */
 
-ts_rt_model *ts_rt_model_load(const char *path, ts_diag *d) {
+static ts_rt_model *ts_rm_load_from(const char *path, const void *buf, size_t len, ts_diag *d);
+
+ts_rt_model *ts_rt_model_load(const char *path, ts_diag *d) { return ts_rm_load_from(path, NULL, 0, d); }
+
+ts_rt_model *ts_rt_model_load_buffer(const void *data, size_t len, const char *name, ts_diag *d) {
+  return ts_rm_load_from(name, data ? data : "", len, d);
+}
+
+static ts_rt_model *ts_rm_load_from(const char *path, const void *buf, size_t len, ts_diag *d) {
   ts_rt_model *m = calloc(1, sizeof *m);
   if (!m) {
     ts_diag_error(d, "%s: out of memory", path);
     return NULL;
   }
-  if (!(m->fe = ts_fe_model_load(path, d))) {
+  if (!(m->fe = buf ? ts_fe_model_load_buffer(buf, len, path, d) : ts_fe_model_load(path, d))) {
     free(m);
     return NULL;
   }
@@ -588,6 +596,11 @@ static bool ts_rm_defaults(ts_rt_model *m, ts_rt_ctx *ctx, const ts_graph *g, co
   return ok;
 }
 
+bool ts_rt_model_defaults(ts_rt_model *m, ts_rt_ctx *ctx, const ts_graph *g, const char *method, ts_iv *all,
+                          uint32_t given) {
+  return ts_rm_defaults(m, ctx, g, method, all, given, NULL);
+}
+
 bool ts_rt_model_run(ts_rt_model *m, ts_rt_ctx *ctx, const char *method, const ts_iv *args, uint32_t nargs,
                      ts_iv *ret, ts_buf *where) {
   return ts_rt_model_run_graph(m, ctx, method, NULL, args, nargs, ret, where);
@@ -614,7 +627,9 @@ bool ts_rt_model_run_graph(ts_rt_model *m, ts_rt_ctx *ctx, const char *method, t
   if (nargs > UINT32_MAX - 1)
     return ts_rt_oom(ctx);
   uint32_t nall = nargs + 1 < nparams ? nparams : nargs + 1;
-  ts_iv *all = calloc(nall, sizeof *all);
+  /* Per run: from the run's heap (runtime/alloc.c); what the model keeps
+   * (classes, compiled methods) stays in the C library. */
+  ts_iv *all = ts_rt_calloc(nall, sizeof *all);
   if (!all)
     return ts_rt_oom(ctx);
   all[0] = m->root;
@@ -624,7 +639,7 @@ bool ts_rt_model_run_graph(ts_rt_model *m, ts_rt_ctx *ctx, const char *method, t
   ok = ok && ts_rt_interp_run(m->ip, ctx, g, all, nall, ret, where);
   for (uint32_t i = nargs + 1; i < nall; i++)
     ts_iv_release(all[i]);
-  free(all);
+  ts_rt_free(all);
   return ok;
 }
 

@@ -16,6 +16,9 @@ typedef struct ts_rt_model ts_rt_model;
  * storage so that tied weights stay shared), and compiles nothing yet.
  * NULL and the reason in d on error. */
 ts_rt_model *ts_rt_model_load(const char *path, ts_diag *d);
+/* The same from an archive in memory (borrowed: it must outlive the
+ * model); `name` stands for the file in messages. */
+ts_rt_model *ts_rt_model_load_buffer(const void *data, size_t len, const char *name, ts_diag *d);
 void ts_rt_model_free(ts_rt_model *m);
 /* The inlined graph of a method of the root module (compiled on first use;
  * NULL and the frontend's errors in d). Its inputs are self, then the
@@ -36,5 +39,11 @@ bool ts_rt_model_run_graph(ts_rt_model *m, ts_rt_ctx *ctx, const char *method, t
                            uint32_t nargs, ts_iv *ret, ts_buf *where);
 /* The root module object (borrowed). */
 ts_iv ts_rt_model_root(const ts_rt_model *m);
+/* The default values of the parameters of a method's graph g from position
+ * `given` (self is 0) on, into all[given..] (new references), as a call
+ * that leaves them out gets them. False with the reason in ctx when one has
+ * no default. */
+bool ts_rt_model_defaults(ts_rt_model *m, ts_rt_ctx *ctx, const ts_graph *g, const char *method, ts_iv *all,
+                          uint32_t given);
 
 #endif

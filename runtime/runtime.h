@@ -134,8 +134,8 @@ struct ts_rt_obj {
   int32_t kind; /* ts_rt_obj_kind */
 };
 
-/* Bytes that tensors view. `free_fn` NULL: `data` came from malloc (or is
- * NULL for zero bytes) and is freed with free(). Otherwise the bytes are
+/* Bytes that tensors view. `free_fn` NULL: `data` came from ts_rt_malloc (or
+ * is NULL for zero bytes) and is freed with ts_rt_free(). Otherwise the bytes are
  * borrowed and free_fn(free_ctx, data) is called at refcount zero (it may be
  * a no-op for memory that outlives the storage). */
 struct ts_rt_storage {
@@ -184,7 +184,7 @@ bool ts_rt_dtype_is_integral(ts_dtype dt, bool include_bool);
  * float32/64/16, bfloat16, int64/32/16/8, uint8, bool). */
 bool ts_rt_dtype_supported(ts_dtype dt);
 
-/* New storage of `nbytes` (malloc'd, uninitialised; zeroed if `zero`). */
+/* New storage of `nbytes` (ts_rt_malloc'd, uninitialised; zeroed if `zero`). */
 ts_rt_storage *ts_rt_storage_new(ts_rt_ctx *c, size_t nbytes, bool zero);
 /* New storage over borrowed bytes (see ts_rt_storage.free_fn). */
 ts_rt_storage *ts_rt_storage_wrap(ts_rt_ctx *c, void *data, size_t nbytes, void (*free_fn)(void *, void *),
@@ -427,6 +427,30 @@ bool ts_rt_iv_from_constant(ts_rt_ctx *ctx, const ts_node *n, ts_iv *out);
  * sizes and strides are checked (hostile files). NULL and ctx's error. */
 ts_rt_tensor *ts_rt_tensor_from_tconst(ts_rt_ctx *ctx, const ts_tconst *tc);
 
+/* -------------------------------------------------------------------- io.c
+ *
+ * A program's arguments and results as arrays: one set of rules for
+ * tsaot-run's .npy files and compiled models' DLTensors (include/tsaot.h). */
+
+/* The argument for a parameter of type `ty` from the array t (borrowed): a
+ * Tensor/Any parameter takes t itself (retained); an int / float / bool
+ * parameter a 0-d integral / integral-or-floating / bool array; a number
+ * any 0-d array; a List[int] / List[float] / List[bool] a 1-d array of the
+ * same kinds. False with the reason in c ("expected an int (a 0-d int64
+ * array), got a 2-d float32 array of shape (2, 3)"). */
+bool ts_rt_io_arg(ts_rt_ctx *c, ts_rt_tensor *t, const ts_type *ty, ts_iv *out);
+/* Calls fn for each array of a result flattened depth-first: tensors as
+ * they are; tuples, lists and dicts' values element by element; a list of
+ * ints / floats / bools as one int64 / float64 / bool array (empty: int64);
+ * an int / float / bool as a 0-d int64 / float64 / bool array; None gives
+ * nothing. t is borrowed (arrays made for numbers are dropped after the
+ * call); t is NULL for a value with no array form (a str, an object), v is
+ * the value either way. False when fn returns false, or with an error in c. */
+typedef bool (*ts_rt_io_out_fn)(void *arg, ts_rt_tensor *t, ts_iv v);
+bool ts_rt_io_flatten(ts_rt_ctx *c, ts_iv v, ts_rt_io_out_fn fn, void *arg);
+/* "a 2-d float32 array of shape (2, 3)" */
+void ts_rt_io_describe(ts_buf *b, const ts_rt_tensor *t);
+
 /* ---------------------------------------------------------------- interp.c */
 
 /* What the interpreter needs from whoever loaded the program: the graph of a
@@ -460,5 +484,25 @@ void ts_rt_interp_free(ts_rt_interp *ip);
  * diagnostic: "file:line:col: error: message", the source line and a caret. */
 bool ts_rt_interp_run(ts_rt_interp *ip, ts_rt_ctx *ctx, ts_graph *g, const ts_iv *args, uint32_t nargs, ts_iv *ret,
                       ts_buf *where);
+/* Builds g's code now rather than at its first run (compiled models build
+ * everything at init: a run_static must not build into its arena). False
+ * with the error as ts_rt_interp_run reports it. */
+bool ts_rt_interp_prepare(ts_rt_interp *ip, ts_rt_ctx *ctx, ts_graph *g, ts_buf *where);
+/* Where prim::Constant values come from when code is built (default, fn
+ * NULL: ts_rt_iv_from_constant, which copies tensor constants); compiled
+ * models wrap their embedded weights instead. Set before any code is built. */
+typedef bool (*ts_rt_const_fn)(void *arg, ts_rt_ctx *ctx, const ts_node *n, ts_iv *out);
+void ts_rt_interp_set_constants(ts_rt_interp *ip, ts_rt_const_fn fn, void *arg);
+/* Runs one node n (of any graph) on `in` (borrowed), writing its outputs
+ * (new references) to `out`, as the interpreter runs it inside a graph: its
+ * kernel, a structural op (lists, tuples, dicts, ConstantChunk, tolist,
+ * ...) or a prim::FusionGroup's Subgraph. Not prim::Constant, If, Loop.
+ * What the node needs (its kernel, its instruction, the group's code) is
+ * made on its first call, or ahead by ts_rt_interp_prepare_node, and kept
+ * (keyed by the node's address: the graph must outlive the interpreter).
+ * False with the error in ctx. */
+bool ts_rt_interp_node(ts_rt_interp *ip, ts_rt_ctx *ctx, const ts_node *n, const ts_iv *in, uint32_t nin, ts_iv *out,
+                       uint32_t nout);
+bool ts_rt_interp_prepare_node(ts_rt_interp *ip, ts_rt_ctx *ctx, const ts_node *n);
 
 #endif

@@ -1,5 +1,7 @@
 /* runtime/tensor.c: storages, strided tensors, element conversion between
- * the ten dtypes, and copy_ (broadcast + dtype conversion + overlap). */
+ * the ten dtypes, and copy_ (broadcast + dtype conversion + overlap).
+ * Storages and tensors come from ts_rt_malloc (runtime/alloc.c); a new
+ * tensor of exactly ctx->plan_nbytes bytes takes the memory plan's region. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,16 +180,16 @@ bool ts_rt_dtype_supported(ts_dtype dt) { return ts_rt_dtype_is_float(dt) || ts_
 /* -------------------------------------------------------------- storages */
 
 ts_rt_storage *ts_rt_storage_new(ts_rt_ctx *c, size_t nbytes, bool zero) {
-  ts_rt_storage *s = malloc(sizeof *s);
+  ts_rt_storage *s = ts_rt_malloc(sizeof *s);
   if (!s) {
     ts_rt_oom(c);
     return NULL;
   }
   void *data = NULL;
   if (nbytes) {
-    data = zero ? calloc(1, nbytes) : malloc(nbytes);
+    data = zero ? ts_rt_calloc(1, nbytes) : ts_rt_malloc(nbytes);
     if (!data) {
-      free(s);
+      ts_rt_free(s);
       ts_rt_fail(c, "DefaultCPUAllocator: not enough memory: you tried to allocate %zu bytes.", nbytes);
       return NULL;
     }
@@ -203,7 +205,7 @@ ts_rt_storage *ts_rt_storage_new(ts_rt_ctx *c, size_t nbytes, bool zero) {
 
 ts_rt_storage *ts_rt_storage_wrap(ts_rt_ctx *c, void *data, size_t nbytes, void (*free_fn)(void *, void *),
                                   void *free_ctx) {
-  ts_rt_storage *s = malloc(sizeof *s);
+  ts_rt_storage *s = ts_rt_malloc(sizeof *s);
   if (!s) {
     ts_rt_oom(c);
     return NULL;
@@ -228,8 +230,8 @@ void ts_rt_storage_release(ts_rt_storage *s) {
   if (s->free_fn)
     s->free_fn(s->free_ctx, s->data);
   else
-    free(s->data);
-  free(s);
+    ts_rt_free(s->data);
+  ts_rt_free(s);
 }
 
 /* --------------------------------------------------------------- tensors */
@@ -242,13 +244,19 @@ static void ts_t_put_shape(ts_buf *b, int32_t ndim, const int64_t *sizes) {
   ts_buf_putc(b, ']');
 }
 
+/* A planned region belongs to the compiled code's arena, not the storage. */
+static void ts_t_plan_free(void *ctx, void *data) {
+  (void)ctx;
+  (void)data;
+}
+
 /* The tensor struct with room for its sizes and strides after it. */
 static ts_rt_tensor *ts_t_alloc(ts_rt_ctx *c, int32_t ndim) {
   if (ndim < 0 || ndim > TS_RT_MAX_DIMS) {
     ts_rt_fail(c, "tensors of %d dimensions are not supported (at most %d)", (int)ndim, TS_RT_MAX_DIMS);
     return NULL;
   }
-  ts_rt_tensor *t = malloc(sizeof *t + 2 * (size_t)ndim * sizeof(int64_t));
+  ts_rt_tensor *t = ts_rt_malloc(sizeof *t + 2 * (size_t)ndim * sizeof(int64_t));
   if (!t) {
     ts_rt_oom(c);
     return NULL;
@@ -297,7 +305,20 @@ ts_rt_tensor *ts_rt_tensor_new(ts_rt_ctx *c, ts_dtype dt, int32_t ndim, const in
     ts_rt_fail(c, "tensor of too many elements");
     return NULL;
   }
-  ts_rt_storage *s = ts_rt_storage_new(c, (size_t)numel * esz, zero);
+  size_t nbytes = (size_t)numel * esz;
+  ts_rt_storage *s;
+  if (c && c->plan_nbytes && nbytes == c->plan_nbytes) {
+    /* The memory plan's slot for this tensor (runtime/aot.h); it is taken
+     * once, whatever happens next. */
+    void *data = c->plan_ptr;
+    c->plan_ptr = NULL;
+    c->plan_nbytes = 0;
+    if (zero)
+      memset(data, 0, nbytes);
+    s = ts_rt_storage_wrap(c, data, nbytes, ts_t_plan_free, NULL);
+  } else {
+    s = ts_rt_storage_new(c, nbytes, zero);
+  }
   if (!s)
     return NULL;
   ts_rt_tensor *t = ts_t_alloc(c, ndim);
@@ -348,7 +369,7 @@ void ts_rt_tensor_release(ts_rt_tensor *t) {
   if (!t || --t->h.refcount > 0)
     return;
   ts_rt_storage_release(t->storage);
-  free(t);
+  ts_rt_free(t);
 }
 
 int64_t ts_rt_tensor_numel(const ts_rt_tensor *t) {

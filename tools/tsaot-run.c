@@ -3,6 +3,12 @@
  *
  *   tsaot-run MODEL.pt in0.npy ... -o OUTDIR [--threads N] [--method NAME]
  *             [--optimize] [--passes LIST] [--print-after-all] [--stats]
+ *   tsaot-run MODEL.so in0.npy ... -o OUTDIR [--threads N]
+ *
+ * A .pt runs in the reference interpreter; a .so (tsaot MODEL.pt -o
+ * MODEL.so) is loaded with dlopen and run through its C ABI
+ * (include/tsaot.h): forward only, with a note on stderr when its inputs
+ * were off the compiled specialisation and it ran in its interpreter.
  *
  * --optimize runs the interpreter on the optimization pipeline's output
  * (passes/pipeline.c), specialised to the given inputs, so that the passes
@@ -12,7 +18,7 @@
  * Inputs: one .npy per argument of the method after self. A 0-d int64,
  * float64 or bool array is an int, float or bool argument where the
  * parameter has that type; any array is a Tensor argument; a 1-d array is a
- * List[int] / List[float] / List[bool] argument.
+ * List[int] / List[float] / List[bool] argument (runtime/io.c has the rules).
  *
  * Outputs, flattened depth-first into OUTDIR/out0.npy, out1.npy, ...:
  * tensors as they are (written in C order); tuples, lists and dicts element
@@ -27,11 +33,13 @@
  * input error (one line naming the input, or the failing source line), 2 a
  * usage error.
  */
+#include "aot.h"
 #include "model.h"
 #include "npy.h"
 #include "passes.h"
 #include "runtime.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,17 +49,19 @@
 static void ts_run_usage(FILE *f) {
   fprintf(f,
           "usage: tsaot-run MODEL.pt [in0.npy ...] -o OUTDIR [--threads N] [--method NAME]\n"
+          "       tsaot-run MODEL.so [in0.npy ...] -o OUTDIR [--threads N]\n"
           "\n"
           "Runs a method of MODEL.pt (an archive torch.jit.save wrote) in the reference\n"
           "interpreter on the arguments in0.npy ... (after self, in order) and writes its\n"
           "outputs, flattened depth-first, to OUTDIR/out0.npy, out1.npy, ...\n"
+          "MODEL.so, a model compiled by tsaot, runs its forward the same way.\n"
           "\n"
           "  -o OUTDIR      where the outputs go (made if missing)\n"
           "  --threads N    threads for the kernels (default: every processor)\n"
-          "  --method NAME  the method to run (default: forward)\n"
-          "  --optimize     run the optimized graph: the default pass pipeline,\n"
+          "  --method NAME  the method to run (default: forward; .pt only)\n"
+          "  --optimize     (.pt) run the optimized graph: the default pass pipeline,\n"
           "                 specialised to these inputs (tsaot-opt --help lists it)\n"
-          "  --passes LIST  run the graph after these passes instead (comma-separated;\n"
+          "  --passes LIST  (.pt) run the graph after these passes instead (comma-separated;\n"
           "                 'default' is the pipeline)\n"
           "  --print-after-all  print the graph after each pass to stderr\n"
           "                 (TSAOT_LOG=pass,pass prints it after the passes named)\n"
@@ -69,125 +79,6 @@ static void ts_run_usage(FILE *f) {
 static void ts_run_short_usage(void) {
   fprintf(stderr, "usage: tsaot-run MODEL.pt [in0.npy ...] -o OUTDIR [--threads N] [--method NAME] [--optimize] "
                   "(--help: more)\n");
-}
-
-static const char *ts_run_dtype(ts_dtype dt) {
-  switch (dt) {
-  case TS_DT_FLOAT32: return "float32";
-  case TS_DT_FLOAT64: return "float64";
-  case TS_DT_FLOAT16: return "float16";
-  case TS_DT_BFLOAT16: return "bfloat16";
-  case TS_DT_INT64: return "int64";
-  case TS_DT_INT32: return "int32";
-  case TS_DT_INT16: return "int16";
-  case TS_DT_INT8: return "int8";
-  case TS_DT_UINT8: return "uint8";
-  case TS_DT_BOOL: return "bool";
-  default: return "?";
-  }
-}
-
-/* "a 2-d float32 array of shape (2, 3)" */
-static void ts_run_describe(ts_buf *b, const ts_rt_tensor *t) {
-  ts_buf_printf(b, "a %d-d %s array", (int)t->ndim, ts_run_dtype((ts_dtype)t->dtype));
-  if (t->ndim) {
-    ts_buf_puts(b, " of shape (");
-    for (int32_t i = 0; i < t->ndim; i++)
-      ts_buf_printf(b, "%s%lld", i ? ", " : "", (long long)t->sizes[i]);
-    ts_buf_puts(b, t->ndim == 1 ? ",)" : ")");
-  }
-}
-
-/* Turns the array read from `path` into the argument for a parameter of
- * type `ty` (t borrowed). False with the reason (a phrase) in why. */
-static bool ts_run_arg(ts_rt_ctx *c, ts_rt_tensor *t, const ts_type *ty, ts_iv *out, ts_buf *why) {
-  while (ty->kind == TS_TY_OPTIONAL)
-    ty = ty->elems[0];
-  ts_dtype dt = (ts_dtype)t->dtype;
-  bool fl = ts_rt_dtype_is_float(dt), in = ts_rt_dtype_is_integral(dt, false), bo = dt == TS_DT_BOOL;
-  const char *want = NULL;
-  switch (ty->kind) {
-  case TS_TY_TENSOR:
-  case TS_TY_ANY:
-    ts_rt_tensor_retain(t);
-    *out = ts_iv_tensor(t);
-    return true;
-  case TS_TY_INT:
-  case TS_TY_SYMINT:
-    if (t->ndim == 0 && in) {
-      *out = ts_iv_int(ts_rt_load_i64(ts_rt_tensor_data(t), dt));
-      return true;
-    }
-    want = "an int (a 0-d int64 array)";
-    break;
-  case TS_TY_FLOAT:
-    if (t->ndim == 0 && (fl || in)) {
-      *out = ts_iv_double(ts_rt_load_f64(ts_rt_tensor_data(t), dt));
-      return true;
-    }
-    want = "a float (a 0-d float64 array)";
-    break;
-  case TS_TY_BOOL:
-    if (t->ndim == 0 && bo) {
-      *out = ts_iv_bool(ts_rt_load_i64(ts_rt_tensor_data(t), dt) != 0);
-      return true;
-    }
-    want = "a bool (a 0-d bool array)";
-    break;
-  case TS_TY_NUMBER:
-    if (t->ndim == 0) {
-      const void *p = ts_rt_tensor_data(t);
-      *out = bo ? ts_iv_bool(ts_rt_load_i64(p, dt) != 0) : in ? ts_iv_int(ts_rt_load_i64(p, dt))
-                                                              : ts_iv_double(ts_rt_load_f64(p, dt));
-      return true;
-    }
-    want = "a number (a 0-d array)";
-    break;
-  case TS_TY_LIST: {
-    ts_type_kind ek = ty->elems[0]->kind;
-    bool ok = t->ndim == 1 &&
-              ((ek == TS_TY_INT && in) || (ek == TS_TY_FLOAT && (fl || in)) || (ek == TS_TY_BOOL && bo));
-    if (ek != TS_TY_INT && ek != TS_TY_FLOAT && ek != TS_TY_BOOL)
-      break;
-    if (!ok) {
-      want = ek == TS_TY_INT ? "a List[int] (a 1-d int64 array)"
-             : ek == TS_TY_FLOAT ? "a List[float] (a 1-d float64 array)" : "a List[bool] (a 1-d bool array)";
-      break;
-    }
-    if (t->sizes[0] > UINT32_MAX / 2) {
-      ts_buf_puts(why, "the list is too long");
-      return false;
-    }
-    ts_rt_list *l = ts_rt_list_new(c, ty->elems[0], (uint32_t)t->sizes[0]);
-    if (!l)
-      return false;
-    size_t es = ts_dtype_size(dt);
-    for (int64_t i = 0; i < t->sizes[0]; i++) {
-      const char *p = (const char *)ts_rt_tensor_data(t) + i * t->strides[0] * (int64_t)es;
-      ts_iv v = ek == TS_TY_INT ? ts_iv_int(ts_rt_load_i64(p, dt))
-                : ek == TS_TY_FLOAT ? ts_iv_double(ts_rt_load_f64(p, dt)) : ts_iv_bool(ts_rt_load_i64(p, dt) != 0);
-      if (!ts_rt_list_append(c, l, v)) {
-        ts_iv lv = {.u.l = l, .tag = TS_IV_LIST};
-        ts_iv_release(lv);
-        return false;
-      }
-    }
-    out->u.l = l;
-    out->tag = TS_IV_LIST;
-    return true;
-  }
-  default:
-    break;
-  }
-  if (!want) {
-    ts_buf_puts(why, "a parameter of type ");
-    ts_type_print(why, ty);
-    ts_buf_puts(why, " cannot be given as a .npy file");
-    return false;
-  }
-  ts_buf_printf(why, "expected %s, got ", want);
-  ts_run_describe(why, t);
-  return false;
 }
 
 /* Makes `dir` and its parents. */
@@ -219,8 +110,13 @@ typedef struct ts_run_out {
   int count;
 } ts_run_out;
 
-/* Writes one array as the next outN.npy (t borrowed). */
-static bool ts_run_write(ts_run_out *o, const ts_rt_tensor *t) {
+/* Writes one flattened output as the next outN.npy (runtime/io.c's rules). */
+static bool ts_run_write(void *arg, ts_rt_tensor *t, ts_iv v) {
+  ts_run_out *o = arg;
+  if (!t) {
+    fprintf(stderr, "tsaot-run: note: an output of type %s has no .npy form; skipped\n", ts_iv_tag_name(v));
+    return true;
+  }
   ts_buf path = {0};
   ts_buf_printf(&path, "%s/out%d.npy", o->dir, o->count++);
   bool ok = !path.failed && ts_rt_npy_write(o->ctx, path.data, t);
@@ -230,78 +126,144 @@ static bool ts_run_write(ts_run_out *o, const ts_rt_tensor *t) {
   return ok;
 }
 
-static bool ts_run_write_scalar(ts_run_out *o, ts_dtype dt, double f, int64_t i) {
-  ts_rt_tensor *t = ts_rt_tensor_scalar(o->ctx, dt, f, i);
-  if (!t)
-    return false;
-  bool ok = ts_run_write(o, t);
-  ts_rt_tensor_release(t);
-  return ok;
+/* ----------------------------------------------------- compiled models */
+
+/* The functions of include/tsaot.h a compiled model exports as NAME_... */
+typedef struct ts_run_so_fns {
+  int (*init)(void);
+  void (*release)(void);
+  int (*num_inputs)(void);
+  int (*num_outputs)(void);
+  void (*set_threads)(int);
+  int (*run)(const DLTensor *, int, DLManagedTensor **, int, int *);
+  const char *(*last_error)(void);
+  int (*last_bailout)(void);
+} ts_run_so_fns;
+
+static void *ts_run_sym(void *h, const char *name, const char *fn) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s_%s", name, fn);
+  return dlsym(h, buf);
 }
 
-/* A list of numbers of one kind (tag) as one 1-d array. */
-static bool ts_run_write_numbers(ts_run_out *o, const ts_rt_list *l, int32_t tag) {
-  ts_dtype dt = tag == TS_IV_BOOL ? TS_DT_BOOL : tag == TS_IV_DOUBLE ? TS_DT_FLOAT64 : TS_DT_INT64;
-  int64_t n = l->n;
-  ts_rt_tensor *t = ts_rt_tensor_new(o->ctx, dt, 1, &n, true);
-  if (!t)
-    return false;
-  char *p = ts_rt_tensor_data(t);
-  size_t es = ts_dtype_size(dt);
-  for (uint32_t k = 0; k < l->n; k++) {
-    ts_iv v = l->items[k];
-    if (tag == TS_IV_DOUBLE)
-      ts_rt_store_f64(p + k * es, dt, v.u.d);
-    else
-      ts_rt_store_i64(p + k * es, dt, tag == TS_IV_BOOL ? (int64_t)v.u.b : v.u.i);
+/* Runs a compiled model (tsaot MODEL.pt -o MODEL.so): the model's name
+ * from its exported tsaot_model_name, then NAME_run on the .npy inputs as
+ * DLTensors (the library applies the 0-d rules), the outputs written as
+ * for a .pt. */
+static int ts_run_so(const char *path, const char **inputs, int ninputs, const char *outdir, int nthreads) {
+  /* a name without a slash is looked up on the library path: ./ keeps it a file */
+  char *full = NULL;
+  if (!strchr(path, '/')) {
+    size_t n = strlen(path);
+    if (!(full = malloc(n + 3))) {
+      fprintf(stderr, "tsaot-run: out of memory\n");
+      return 1;
+    }
+    memcpy(full, "./", 2);
+    memcpy(full + 2, path, n + 1);
   }
-  bool ok = ts_run_write(o, t);
-  ts_rt_tensor_release(t);
-  return ok;
-}
-
-/* Flattens one output value depth-first. */
-static bool ts_run_flatten(ts_run_out *o, ts_iv v, int depth) {
-  if (depth > 200)
-    return ts_rt_fail(o->ctx, "the output is nested too deeply");
-  switch ((ts_iv_tag)v.tag) {
-  case TS_IV_NONE:
-    return true;
-  case TS_IV_TENSOR:
-    return ts_run_write(o, v.u.t);
-  case TS_IV_INT:
-    return ts_run_write_scalar(o, TS_DT_INT64, 0, v.u.i);
-  case TS_IV_DOUBLE:
-    return ts_run_write_scalar(o, TS_DT_FLOAT64, v.u.d, 0);
-  case TS_IV_BOOL:
-    return ts_run_write_scalar(o, TS_DT_BOOL, 0, v.u.b);
-  case TS_IV_LIST: {
-    const ts_rt_list *l = v.u.l;
-    int32_t tag = l->n ? l->items[0].tag : TS_IV_INT;
-    bool same = tag == TS_IV_INT || tag == TS_IV_DOUBLE || tag == TS_IV_BOOL;
-    for (uint32_t k = 1; k < l->n && same; k++)
-      same = l->items[k].tag == tag;
-    if (same)
-      return ts_run_write_numbers(o, l, tag);
-    for (uint32_t k = 0; k < l->n; k++)
-      if (!ts_run_flatten(o, l->items[k], depth + 1))
-        return false;
-    return true;
+  void *h = dlopen(full ? full : path, RTLD_NOW | RTLD_LOCAL);
+  free(full);
+  if (!h) {
+    const char *e = dlerror();
+    fprintf(stderr, "tsaot-run: %s\n", e ? e : path);
+    return 1;
   }
-  case TS_IV_TUPLE:
-    for (uint32_t k = 0; k < v.u.tup->n; k++)
-      if (!ts_run_flatten(o, v.u.tup->items[k], depth + 1))
-        return false;
-    return true;
-  case TS_IV_DICT:
-    for (uint32_t k = 0; k < v.u.dict->n; k++)
-      if (!ts_run_flatten(o, v.u.dict->values[k], depth + 1))
-        return false;
-    return true;
-  default:
-    fprintf(stderr, "tsaot-run: note: an output of type %s has no .npy form; skipped\n", ts_iv_tag_name(v));
-    return true;
+  int rc = 1, nout = 0;
+  ts_rt_ctx ctx;
+  ts_rt_ctx_init(&ctx, 1);
+  ts_rt_tensor **ts = calloc((size_t)ninputs + 1, sizeof *ts);
+  DLTensor *dls = calloc((size_t)ninputs + 1, sizeof *dls);
+  DLManagedTensor **outs = NULL;
+  ts_run_so_fns f = {0};
+  const char *name = dlsym(h, "tsaot_model_name");
+  if (!ts || !dls) {
+    fprintf(stderr, "tsaot-run: out of memory\n");
+    goto out;
   }
+  if (!name) {
+    fprintf(stderr, "tsaot-run: %s: not a model compiled by tsaot (it exports no tsaot_model_name)\n", path);
+    goto out;
+  }
+  *(void **)&f.init = ts_run_sym(h, name, "init");
+  *(void **)&f.release = ts_run_sym(h, name, "release");
+  *(void **)&f.num_inputs = ts_run_sym(h, name, "num_inputs");
+  *(void **)&f.num_outputs = ts_run_sym(h, name, "num_outputs");
+  *(void **)&f.set_threads = ts_run_sym(h, name, "set_threads");
+  *(void **)&f.run = ts_run_sym(h, name, "run");
+  *(void **)&f.last_error = ts_run_sym(h, name, "last_error");
+  *(void **)&f.last_bailout = ts_run_sym(h, name, "last_bailout");
+  if (!f.init || !f.release || !f.num_inputs || !f.num_outputs || !f.set_threads || !f.run || !f.last_error ||
+      !f.last_bailout) {
+    fprintf(stderr, "tsaot-run: %s: the model '%s' lacks functions of include/tsaot.h\n", path, name);
+    goto out;
+  }
+  if (f.init() != 0) {
+    fprintf(stderr, "tsaot-run: %s: cannot load the model: %s\n", path, f.last_error());
+    goto out;
+  }
+  f.set_threads(nthreads);
+  if (ninputs != f.num_inputs()) {
+    fprintf(stderr, "tsaot-run: %s: the model takes %d argument%s, %d given\n", path, f.num_inputs(),
+            f.num_inputs() == 1 ? "" : "s", ninputs);
+    goto out;
+  }
+  for (int k = 0; k < ninputs; k++) {
+    if (!(ts[k] = ts_rt_npy_read(&ctx, inputs[k]))) {
+      fprintf(stderr, "tsaot-run: %s\n", ctx.err.data ? ctx.err.data : inputs[k]);
+      goto out;
+    }
+    if (!ts_rt_tensor_to_dl(ts[k], &dls[k])) {
+      fprintf(stderr, "tsaot-run: %s: unsupported dtype\n", inputs[k]);
+      goto out;
+    }
+  }
+  /* a model whose output count only a run knows: room for plenty */
+  int cap = f.num_outputs() >= 0 ? f.num_outputs() : 4096;
+  if (!(outs = calloc((size_t)cap + 1, sizeof *outs))) {
+    fprintf(stderr, "tsaot-run: out of memory\n");
+    goto out;
+  }
+  int r = f.run(dls, ninputs, outs, cap, &nout);
+  if (r != 0) {
+    fprintf(stderr, "error: %s\n", f.last_error());
+    nout = 0;
+    goto out;
+  }
+  if (f.last_bailout())
+    fprintf(stderr, "tsaot-run: note: ran in the interpreter: %s\n", f.last_error());
+  if (!ts_run_mkdirs(outdir)) {
+    fprintf(stderr, "tsaot-run: %s: cannot make the folder: %s\n", outdir, strerror(errno));
+    goto out;
+  }
+  ts_run_out o = {.ctx = &ctx, .dir = outdir};
+  for (int k = 0; k < nout; k++) {
+    ts_rt_tensor *t = ts_rt_tensor_from_dl(&ctx, &outs[k]->dl_tensor);
+    bool ok = t && ts_run_write(&o, t, ts_iv_tensor(t));
+    if (t)
+      ts_rt_tensor_release(t);
+    if (!ok) {
+      fprintf(stderr, "tsaot-run: %s\n", ctx.err.data ? ctx.err.data : "cannot write the outputs");
+      goto out;
+    }
+  }
+  rc = 0;
+out:
+  for (int k = 0; k < nout; k++)
+    if (outs[k]->deleter)
+      outs[k]->deleter(outs[k]);
+  free(outs);
+  for (int k = 0; ts && k < ninputs; k++)
+    if (ts[k])
+      ts_rt_tensor_release(ts[k]);
+  free(ts);
+  free(dls);
+  if (f.release)
+    f.release();
+  ts_rt_ctx_free(&ctx);
+  /* no dlclose: the library's one-time tables (its op table, its kernels'
+   * bindings) live until exit, as they would in the program it belongs to */
+  return rc;
 }
 
 int main(int argc, char **argv) {
@@ -382,9 +344,15 @@ int main(int argc, char **argv) {
   }
   size_t plen = strlen(path);
   if (plen > 3 && strcmp(path + plen - 3, ".so") == 0) {
-    fprintf(stderr, "tsaot-run: %s: running compiled models (.so) is not written yet\n", path);
+    if (passes || log || stats || strcmp(method, "forward") != 0) {
+      fprintf(stderr, "tsaot-run: error: --method, --optimize, --passes, --print-after-all and --stats are for "
+                      "MODEL.pt, not a compiled MODEL.so\n");
+      free(inputs);
+      return 2;
+    }
+    int rc = ts_run_so(path, inputs, ninputs, outdir, nthreads);
     free(inputs);
-    return 1;
+    return rc;
   }
 
   int rc = 1;
@@ -395,7 +363,7 @@ int main(int argc, char **argv) {
   ts_iv *args = calloc((size_t)ninputs + 1, sizeof *args);
   ts_iv ret = ts_iv_none();
   bool have_ret = false;
-  ts_buf where = {0}, why = {0};
+  ts_buf where = {0};
   ts_rt_model *m = NULL;
   ts_graph *og = NULL;
   if (!args) {
@@ -431,12 +399,11 @@ int main(int argc, char **argv) {
       fprintf(stderr, "tsaot-run: %s\n", ctx.err.data ? ctx.err.data : inputs[k]);
       goto out;
     }
-    why.len = 0;
-    bool ok = ts_run_arg(&ctx, t, pv->type, &args[k], &why);
+    bool ok = ts_rt_io_arg(&ctx, t, pv->type, &args[k]);
     ts_rt_tensor_release(t);
     if (!ok) {
       fprintf(stderr, "tsaot-run: %s (argument %d '%s'): %s\n", inputs[k], k + 1, pv->name ? pv->name : "?",
-              why.len ? why.data : ctx.err.data ? ctx.err.data : "bad input");
+              ctx.err.data ? ctx.err.data : "bad input");
       goto out;
     }
   }
@@ -496,7 +463,7 @@ int main(int argc, char **argv) {
     goto out;
   }
   ts_run_out o = {.ctx = &ctx, .dir = outdir};
-  if (!ts_run_flatten(&o, ret, 0)) {
+  if (!ts_rt_io_flatten(&ctx, ret, ts_run_write, &o)) {
     fprintf(stderr, "tsaot-run: %s\n", ctx.err.data ? ctx.err.data : "cannot write the outputs");
     goto out;
   }
@@ -510,7 +477,6 @@ out:
   ts_graph_free(og);
   ts_rt_model_free(m);
   ts_buf_free(&where);
-  ts_buf_free(&why);
   ts_diag_free(&d);
   ts_rt_ctx_free(&ctx);
   free(inputs);

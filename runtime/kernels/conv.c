@@ -130,7 +130,7 @@ static bool cv_run(ts_rt_ctx *c, const cv_geom *g, bool dbl, const void *x, cons
   void *col = NULL;
   if (!direct) {
     if (!nnu_mul(K, ohw, &ncol) || (uint64_t)ncol > SIZE_MAX / es) return ts_rt_fail(c, "convolution too large");
-    if (!(col = malloc((size_t)ncol * es))) return ts_rt_oom(c);
+    if (!(col = ts_rt_malloc((size_t)ncol * es))) return ts_rt_oom(c);
   }
   for (int64_t n = 0; n < g->N; n++) {
     const char *xn = (const char *)x + (size_t)(n * g->C * g->H * g->W) * es;
@@ -146,7 +146,7 @@ static bool cv_run(ts_rt_ctx *c, const cv_geom *g, bool dbl, const void *x, cons
       cv_gemm(dbl, Og, ohw, K, wg, b, yg);
     }
   }
-  free(col);
+  ts_rt_free(col);
   return true;
 }
 
@@ -296,7 +296,7 @@ static bool cv_run_transposed(ts_rt_ctx *c, const cv_geom *g, bool dbl, const vo
   if (M > INT_MAX || hw > INT_MAX || Cg > INT_MAX) return ts_rt_fail(c, "convolution too large for BLAS");
   int64_t ncol = 0;
   if (!nnu_mul(M, hw, &ncol) || (uint64_t)ncol > SIZE_MAX / es) return ts_rt_fail(c, "convolution too large");
-  void *col = malloc((size_t)ncol * es);
+  void *col = ts_rt_malloc((size_t)ncol * es);
   if (!col) return ts_rt_oom(c);
   for (int64_t n = 0; n < g->N; n++)
     for (int64_t gi = 0; gi < g->groups; gi++) {
@@ -314,7 +314,7 @@ static bool cv_run_transposed(ts_rt_ctx *c, const cv_geom *g, bool dbl, const vo
         cv_col2im_f32(g, Og, col, (float *)yg);
       }
     }
-  free(col);
+  ts_rt_free(col);
   return true;
 }
 

@@ -449,7 +449,7 @@ static bool ls_ne(ts_rt_ctx *c, ts_rt_call *call) { return ls_eq_impl(c, call, t
 /* Stable merge sort of items[0..n) (descending when `reverse`). */
 static bool ls_sort_items(ts_rt_ctx *c, ts_iv *items, uint32_t n, bool reverse) {
   if (n < 2) return true;
-  ts_iv *tmp = malloc((size_t)n * sizeof(ts_iv));
+  ts_iv *tmp = ts_rt_malloc((size_t)n * sizeof(ts_iv));
   if (!tmp) return ts_rt_oom(c);
   for (uint64_t width = 1; width < n; width *= 2) {
     for (uint64_t lo = 0; lo < n; lo += 2 * width) {
@@ -458,7 +458,7 @@ static bool ls_sort_items(ts_rt_ctx *c, ts_iv *items, uint32_t n, bool reverse) 
       while (i < mid && j < hi) {
         int cmp = 0;
         if (!ls_compare(c, items[j], items[i], &cmp)) {
-          free(tmp);
+          ts_rt_free(tmp);
           return false;
         }
         /* take from the right run only when strictly before the left item */
@@ -470,7 +470,7 @@ static bool ls_sort_items(ts_rt_ctx *c, ts_iv *items, uint32_t n, bool reverse) 
       memcpy(&items[lo], &tmp[lo], (size_t)(hi - lo) * sizeof(ts_iv));
     }
   }
-  free(tmp);
+  ts_rt_free(tmp);
   return true;
 }
 
@@ -480,12 +480,12 @@ static bool ls_sort(ts_rt_ctx *c, ts_rt_call *call) {
   if (!ts_rt_arg_list(c, call, 0, &l) || !ts_rt_arg_bool(c, call, 1, &reverse)) return false;
   /* sort a copy of the order, so that a failed comparison leaves l intact */
   if (l->n < 2) return true;
-  ts_iv *items = malloc((size_t)l->n * sizeof(ts_iv));
+  ts_iv *items = ts_rt_malloc((size_t)l->n * sizeof(ts_iv));
   if (!items) return ts_rt_oom(c);
   memcpy(items, l->items, (size_t)l->n * sizeof(ts_iv));
   bool ok = ls_sort_items(c, items, l->n, reverse);
   if (ok) memcpy(l->items, items, (size_t)l->n * sizeof(ts_iv));
-  free(items);
+  ts_rt_free(items);
   return ok;
 }
 

@@ -42,7 +42,7 @@ static bool nn_blas_layout(const nn_mat *m, bool *trans, int64_t *ld) {
 static void *nn_mat_pack(ts_rt_ctx *c, const nn_mat *m, ts_dtype dt, ts_dtype wdt) {
   size_t es = ts_dtype_size(dt), ws = ts_dtype_size(wdt);
   size_t n = (size_t)m->rows * (size_t)m->cols;
-  void *buf = malloc(n ? n * ws : 1);
+  void *buf = ts_rt_malloc(n ? n * ws : 1);
   if (!buf) {
     ts_rt_oom(c);
     return NULL;
@@ -91,7 +91,7 @@ static bool nn_gemm_real(ts_rt_ctx *c, ts_dtype dt, ts_dtype wdt, const nn_mat *
   }
   if (dt != wdt || !nn_blas_layout(b, &tb, &ldb)) {
     if (!(pb = nn_mat_pack(c, b, dt, wdt))) {
-      free(pa);
+      ts_rt_free(pa);
       return false;
     }
     db = pb, tb = false, ldb = N;
@@ -102,8 +102,8 @@ static bool nn_gemm_real(ts_rt_ctx *c, ts_dtype dt, ts_dtype wdt, const nn_mat *
   else
     cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)M, (blasint)N,
                 (blasint)K, alpha, da, (blasint)lda, db, (blasint)ldb, beta, cdata, (blasint)N);
-  free(pa);
-  free(pb);
+  ts_rt_free(pa);
+  ts_rt_free(pb);
   return true;
 }
 
@@ -138,13 +138,13 @@ static bool nn_gemm(ts_rt_ctx *c, ts_dtype dt, const nn_mat *a, const nn_mat *b,
   if (dt == TS_DT_FLOAT32 || dt == TS_DT_FLOAT64) return nn_gemm_real(c, dt, dt, a, b, cdata, alpha, beta);
   /* half/bfloat16: through a float C */
   int64_t n = a->rows * b->cols;
-  float *tmp = malloc(n ? (size_t)n * sizeof(float) : 1);
+  float *tmp = ts_rt_malloc(n ? (size_t)n * sizeof(float) : 1);
   if (!tmp) return ts_rt_oom(c);
   size_t es = ts_dtype_size(dt);
   for (int64_t i = 0; i < n; i++) tmp[i] = beta != 0 ? (float)ts_rt_load_f64((char *)cdata + i * (int64_t)es, dt) : 0;
   bool ok = nn_gemm_real(c, dt, TS_DT_FLOAT32, a, b, tmp, alpha, beta);
   for (int64_t i = 0; ok && i < n; i++) ts_rt_store_f64((char *)cdata + i * (int64_t)es, dt, tmp[i]);
-  free(tmp);
+  ts_rt_free(tmp);
   return ok;
 }
 
@@ -791,7 +791,7 @@ static ts_rt_tensor *nn_index_pad(ts_rt_ctx *c, const ts_rt_tensor *x, const int
   /* per output dim, the source index of each output index */
   int64_t total = 0;
   for (int32_t d = 0; d < nd; d++) total += osz[d];
-  int64_t *map = malloc((size_t)total * sizeof(int64_t));
+  int64_t *map = ts_rt_malloc((size_t)total * sizeof(int64_t));
   if (!map) {
     ts_rt_tensor_release(out);
     return ts_rt_oom(c), NULL;
@@ -829,7 +829,7 @@ static ts_rt_tensor *nn_index_pad(ts_rt_ctx *c, const ts_rt_tensor *x, const int
       idx[d] = 0;
     }
   }
-  free(map);
+  ts_rt_free(map);
   return out;
 }
 
@@ -952,7 +952,7 @@ static ts_rt_tensor *nn_upsample(ts_rt_ctx *c, const ts_rt_tensor *x, int64_t oh
   char *od = ts_rt_tensor_data(out);
   if (!bilinear) {
     float fh = (float)nn_area_scale(H, oh, false, sh), fw = (float)nn_area_scale(W, ow, false, sw);
-    int64_t *iw = malloc((size_t)ow * sizeof(int64_t));
+    int64_t *iw = ts_rt_malloc((size_t)ow * sizeof(int64_t));
     if (!iw) {
       ts_rt_tensor_release(out);
       return ts_rt_oom(c), NULL;
@@ -969,7 +969,7 @@ static ts_rt_tensor *nn_upsample(ts_rt_ctx *c, const ts_rt_tensor *x, int64_t oh
         char *dst = od + (size_t)((nc * oh + i) * ow) * es;
         for (int64_t j = 0; j < ow; j++) memcpy(dst + (size_t)j * es, row + iw[j] * x->strides[3] * (int64_t)es, es);
       }
-    free(iw);
+    ts_rt_free(iw);
     return out;
   }
   /* bilinear, computed in float (double for float64) */

@@ -165,7 +165,7 @@ static ts_rt_tensor *nm_batch_norm(ts_rt_ctx *c, const ts_rt_tensor *x, const ts
   for (int32_t i = 2; i < x->ndim; i++) S *= x->sizes[i];
   if (!training && (!rm || !rv))
     return ts_rt_fail(c, "running_mean and running_var must be defined in evaluation mode"), NULL;
-  double *buf = malloc((size_t)(C ? C : 1) * 6 * sizeof(double));
+  double *buf = ts_rt_malloc((size_t)(C ? C : 1) * 6 * sizeof(double));
   if (!buf) return ts_rt_oom(c), NULL;
   double *wv = buf, *bv = buf + C, *mean = buf + 2 * C, *var = buf + 3 * C, *scale = buf + 4 * C, *shift = buf + 5 * C;
   ts_rt_tensor *y = NULL;
@@ -200,7 +200,7 @@ static ts_rt_tensor *nm_batch_norm(ts_rt_ctx *c, const ts_rt_tensor *x, const ts
   }
   y = nm_apply(c, x, scale, shift, C, S, false);
 done:
-  free(buf);
+  ts_rt_free(buf);
   return y;
 }
 
@@ -224,7 +224,7 @@ static ts_rt_tensor *nm_group_norm(ts_rt_ctx *c, const ts_rt_tensor *x, int64_t 
   int64_t N = x->sizes[0], C = x->sizes[1], S = 1;
   for (int32_t i = 2; i < x->ndim; i++) S *= x->sizes[i];
   int64_t Cg = C / groups, nst = N * groups;
-  double *buf = malloc((size_t)(2 * C + 2 * nst + 2 * N * C + 1) * sizeof(double));
+  double *buf = ts_rt_malloc((size_t)(2 * C + 2 * nst + 2 * N * C + 1) * sizeof(double));
   if (!buf) return ts_rt_oom(c), NULL;
   double *wv = buf, *bv = wv + C, *mean = bv + C, *var = mean + nst, *scale = var + nst, *shift = scale + N * C;
   ts_rt_tensor *y = NULL;
@@ -243,7 +243,7 @@ static ts_rt_tensor *nm_group_norm(ts_rt_ctx *c, const ts_rt_tensor *x, int64_t 
   if (out_var) memcpy(out_var, var, (size_t)nst * sizeof(double));
   y = nm_apply(c, x, scale, shift, C, S, true);
 done:
-  free(buf);
+  ts_rt_free(buf);
   return y;
 }
 
@@ -293,7 +293,7 @@ bool ts_rt_k_instance_norm(ts_rt_ctx *c, ts_rt_call *call) {
   for (int32_t i = 2; i < x->ndim; i++) S *= x->sizes[i];
   double *st = NULL;
   if (rm || rv) {
-    if (!(st = malloc((size_t)(3 * N * C + C + 1) * sizeof(double)))) return ts_rt_oom(c);
+    if (!(st = ts_rt_malloc((size_t)(3 * N * C + C + 1) * sizeof(double)))) return ts_rt_oom(c);
   }
   ts_rt_tensor *y = nm_group_norm(c, x, C, w, b, eps, st, st ? st + N * C : NULL);
   if (y && st) {
@@ -319,7 +319,7 @@ bool ts_rt_k_instance_norm(ts_rt_ctx *c, ts_rt_call *call) {
       y = NULL;
     }
   }
-  free(st);
+  ts_rt_free(st);
   return nnu_ret(call, y);
 }
 

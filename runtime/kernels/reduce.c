@@ -847,7 +847,7 @@ static bool rd_sort(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t dim, bool desc,
   }
   rd_lanes l;
   rd_lanes_init(&l, a, d, ix->strides);
-  rd_key *keys = malloc((size_t)(2 * l.n + 1) * sizeof(rd_key));
+  rd_key *keys = ts_rt_malloc((size_t)(2 * l.n + 1) * sizeof(rd_key));
   if (!keys) {
     if (v) ts_rt_tensor_release(v);
     ts_rt_tensor_release(ix);
@@ -884,7 +884,7 @@ static bool rd_sort(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t dim, bool desc,
                     (int64_t)es, es);
     }
   }
-  free(keys);
+  ts_rt_free(keys);
   if (vals) *vals = v;
   *idx = ix;
   return true;

@@ -373,7 +373,7 @@ static bool rnn_input_kernel(ts_rt_ctx *c, ts_rt_call *call, rnn_mode mode) {
   if (a.T == 0) return ts_rt_fail(c, "Expected sequence length to be larger than 0 in RNN");
   if (!rnn_check_hidden(c, &a, (ts_dtype)x->dtype)) return false;
   if (__builtin_mul_overflow(a.T, a.B, &a.N)) return ts_rt_oom(c);
-  int64_t *off = malloc((size_t)a.T * 2 * sizeof(int64_t));
+  int64_t *off = ts_rt_malloc((size_t)a.T * 2 * sizeof(int64_t));
   if (!off) return ts_rt_oom(c);
   int64_t *bs = off + a.T;
   for (int64_t t = 0; t < a.T; t++) {
@@ -412,7 +412,7 @@ static bool rnn_input_kernel(ts_rt_ctx *c, ts_rt_call *call, rnn_mode mode) {
       ts_rt_tensor_release(a.cn);
     }
   }
-  free(off);
+  ts_rt_free(off);
   if (xv) ts_rt_tensor_release(xv);
   if (xc) ts_rt_tensor_release(xc);
   if (x2) ts_rt_tensor_release(x2);
@@ -435,21 +435,21 @@ static bool rnn_data_kernel(ts_rt_ctx *c, ts_rt_call *call, rnn_mode mode) {
   a.cd = cd;
   a.T = bst->sizes[0];
   if (a.T == 0) return ts_rt_fail(c, "Expected sequence length to be larger than 0 in RNN");
-  int64_t *off = malloc((size_t)a.T * 2 * sizeof(int64_t));
+  int64_t *off = ts_rt_malloc((size_t)a.T * 2 * sizeof(int64_t));
   if (!off) return ts_rt_oom(c);
   int64_t *bs = off + a.T, total = 0;
   const char *bd = ts_rt_tensor_data(bst);
   for (int64_t t = 0; t < a.T; t++) {
     bs[t] = *(const int64_t *)(const void *)(bd + (size_t)(t * bst->strides[0]) * 8);
     if (bs[t] <= 0 || (t > 0 && bs[t] > bs[t - 1]) || total > INT64_MAX - bs[t]) {
-      free(off);
+      ts_rt_free(off);
       return ts_rt_fail(c, "batch_sizes must be positive and non-increasing");
     }
     off[t] = total;
     total += bs[t];
   }
   if (total != x->sizes[0]) {
-    free(off);
+    ts_rt_free(off);
     return ts_rt_fail(c, "batch_sizes sum to %lld, but the packed data has %lld rows", (long long)total,
                       (long long)x->sizes[0]);
   }
@@ -463,7 +463,7 @@ static bool rnn_data_kernel(ts_rt_ctx *c, ts_rt_call *call, rnn_mode mode) {
     if (xc && rnn_run(c, &a, xc, (ts_dtype)x->dtype)) ok = rnn_outputs(c, call, &a, a.y, (ts_dtype)x->dtype);
     if (xc) ts_rt_tensor_release(xc);
   }
-  free(off);
+  ts_rt_free(off);
   return ok;
 }
 

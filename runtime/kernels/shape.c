@@ -226,7 +226,7 @@ static void sh_gcopy_run(ts_rt_ctx *c, const ts_rt_tensor *src, ts_rt_tensor *ds
 static int64_t *sh_maps_new(ts_rt_ctx *c, int32_t nd, const int64_t *sizes, const int64_t *strides, int64_t **maps) {
   int64_t total = 0;
   for (int32_t d = 0; d < nd; d++) total += sizes[d];
-  int64_t *block = malloc(sizeof(int64_t) * (size_t)(total > 0 ? total : 1));
+  int64_t *block = ts_rt_malloc(sizeof(int64_t) * (size_t)(total > 0 ? total : 1));
   if (!block) {
     ts_rt_oom(c);
     return NULL;
@@ -554,18 +554,18 @@ ts_rt_tensor *ts_rt_expand(ts_rt_ctx *c, const ts_rt_tensor *a, int32_t ndim, co
 /* Views [starts[i], ends[i]) along dim, slice-clamped, as a list. */
 static bool sh_split_put(ts_rt_ctx *c, ts_rt_call *call, const ts_rt_tensor *a, int64_t dim, const int64_t *starts,
                          const int64_t *ends, uint32_t n) {
-  ts_rt_tensor **ts = malloc(sizeof(ts_rt_tensor *) * (n ? n : 1));
+  ts_rt_tensor **ts = ts_rt_malloc(sizeof(ts_rt_tensor *) * (n ? n : 1));
   if (!ts) return ts_rt_oom(c);
   for (uint32_t i = 0; i < n; i++) {
     ts[i] = ts_rt_slice(c, a, dim, starts[i], ends[i], 1);
     if (!ts[i]) {
       for (uint32_t k = 0; k < i; k++) ts_rt_tensor_release(ts[k]);
-      free(ts);
+      ts_rt_free(ts);
       return false;
     }
   }
   bool ok = sh_put_list(c, call, ts, n);
-  free(ts);
+  ts_rt_free(ts);
   return ok;
 }
 
@@ -573,7 +573,7 @@ static bool sh_split_put(ts_rt_ctx *c, ts_rt_call *call, const ts_rt_tensor *a, 
  * malloc'd arrays (*starts holds both). */
 static bool sh_bounds_alloc(ts_rt_ctx *c, uint64_t n, int64_t **starts, int64_t **ends) {
   if (n > UINT32_MAX / 4) return ts_rt_fail(c, "too many pieces to split into (%llu)", (unsigned long long)n);
-  *starts = malloc(sizeof(int64_t) * 2 * (size_t)(n ? n : 1));
+  *starts = ts_rt_malloc(sizeof(int64_t) * 2 * (size_t)(n ? n : 1));
   if (!*starts) return ts_rt_oom(c);
   *ends = *starts + (n ? n : 1);
   return true;
@@ -615,7 +615,7 @@ static bool sh_split_sizes_bounds(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t *
   }
   if (neg || sum != size) {
     size_t cap = (size_t)l->n * 24 + 4, len = 0;
-    char *b = malloc(cap);
+    char *b = ts_rt_malloc(cap);
     if (!b) return ts_rt_oom(c);
     b[len++] = '[';
     for (uint32_t i = 0; i < l->n; i++)
@@ -627,7 +627,7 @@ static bool sh_split_sizes_bounds(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t *
     else
       ts_rt_fail(c, "split_with_sizes expects split_sizes to sum exactly to %lld (input tensor's size at dimension "
                  "%lld), but got split_sizes=%s", (long long)size, (long long)*dim, b);
-    free(b);
+    ts_rt_free(b);
     return false;
   }
   if (!sh_bounds_alloc(c, l->n, starts, ends)) return false;
@@ -664,18 +664,18 @@ bool ts_rt_chunk(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t chunks, int64_t di
   uint32_t cnt;
   if (!sh_chunk_bounds(c, a, chunks, &dim, &starts, &ends, &cnt)) return false;
   if (cnt > max) {
-    free(starts);
+    ts_rt_free(starts);
     return ts_rt_fail(c, "chunk: %u pieces, room for %u", (unsigned)cnt, (unsigned)max);
   }
   for (uint32_t i = 0; i < cnt; i++) {
     out[i] = ts_rt_slice(c, a, dim, starts[i], ends[i], 1);
     if (!out[i]) {
       for (uint32_t k = 0; k < i; k++) ts_rt_tensor_release(out[k]);
-      free(starts);
+      ts_rt_free(starts);
       return false;
     }
   }
-  free(starts);
+  ts_rt_free(starts);
   *n = cnt;
   return true;
 }
@@ -695,7 +695,7 @@ static bool sh_tsplit_sections(ts_rt_ctx *c, ts_rt_call *call, const ts_rt_tenso
     ends[i] = at;
   }
   bool ok = sh_split_put(c, call, a, dim, starts, ends, (uint32_t)sections);
-  free(starts);
+  ts_rt_free(starts);
   return ok;
 }
 
@@ -716,7 +716,7 @@ static bool sh_tsplit_indices(ts_rt_ctx *c, ts_rt_call *call, const ts_rt_tensor
   starts[n] = prev;
   ends[n] = a->sizes[dim];
   bool ok = sh_split_put(c, call, a, dim, starts, ends, n + 1);
-  free(starts);
+  ts_rt_free(starts);
   return ok;
 }
 
@@ -815,7 +815,7 @@ ts_rt_tensor *ts_rt_stack(ts_rt_ctx *c, ts_rt_tensor *const *ts, uint32_t n, int
     }
   }
   if (!ts_rt_wrap_dim(c, dim, ts[0]->ndim + 1, &dim)) return NULL;
-  ts_rt_tensor **us = malloc(sizeof(ts_rt_tensor *) * n);
+  ts_rt_tensor **us = ts_rt_malloc(sizeof(ts_rt_tensor *) * n);
   if (!us) {
     ts_rt_oom(c);
     return NULL;
@@ -825,7 +825,7 @@ ts_rt_tensor *ts_rt_stack(ts_rt_ctx *c, ts_rt_tensor *const *ts, uint32_t n, int
     if (!(us[k] = ts_rt_unsqueeze(c, ts[k], dim))) break;
   ts_rt_tensor *r = k == n ? ts_rt_cat(c, us, n, dim) : NULL;
   for (uint32_t i = 0; i < k; i++) ts_rt_tensor_release(us[i]);
-  free(us);
+  ts_rt_free(us);
   return r;
 }
 
@@ -873,7 +873,7 @@ static ts_rt_tensor *sh_repeat(ts_rt_ctx *c, const ts_rt_tensor *a, uint32_t nre
   for (int32_t d = 0; d < nd; d++)
     for (int64_t i = 0; i < sizes[d]; i++) maps[d][i] = (i % src_sizes[d]) * src_strides[d];
   sh_gcopy_run(c, a, r, nd, sizes, maps);
-  free(block);
+  ts_rt_free(block);
   return r;
 }
 
@@ -900,7 +900,7 @@ static ts_rt_tensor *sh_flip_roll(ts_rt_ctx *c, const ts_rt_tensor *a, const boo
     }
   }
   sh_gcopy_run(c, a, r, a->ndim, a->sizes, maps);
-  free(block);
+  ts_rt_free(block);
   return r;
 }
 
@@ -999,7 +999,7 @@ static ts_rt_tensor *sh_index_select(ts_rt_ctx *c, const ts_rt_tensor *a, int64_
       } else {
         for (int64_t k = 0; k < ni; k++) maps[dim][k] = sh_idx_at(ip, (ts_dtype)idx->dtype, k) * a->strides[dim];
         sh_gcopy_run(c, a, r, a->ndim, sizes, maps);
-        free(block);
+        ts_rt_free(block);
       }
     }
   }
@@ -1266,7 +1266,7 @@ static ts_rt_tensor *sh_index(ts_rt_ctx *c, const ts_rt_tensor *self, ts_rt_tens
       goto done;
     }
   /* offsets (in elements) of the indexed dims for each broadcast position */
-  int64_t *table = calloc((size_t)(bnumel > 0 ? bnumel : 1), sizeof(int64_t));
+  int64_t *table = ts_rt_calloc((size_t)(bnumel > 0 ? bnumel : 1), sizeof(int64_t));
   if (!table) {
     ts_rt_oom(c);
     goto done;
@@ -1277,7 +1277,7 @@ static ts_rt_tensor *sh_index(ts_rt_ctx *c, const ts_rt_tensor *self, ts_rt_tens
     ts_rt_tensor *ct = e ? ts_rt_tensor_contiguous(c, e) : NULL;
     ts_rt_tensor_release(e);
     if (!ct) {
-      free(table);
+      ts_rt_free(table);
       goto done;
     }
     const int64_t *vp = ts_rt_tensor_data(ct);
@@ -1286,7 +1286,7 @@ static ts_rt_tensor *sh_index(ts_rt_ctx *c, const ts_rt_tensor *self, ts_rt_tens
       int64_t v = vp[k];
       if (v < -size || v >= size) {
         ts_rt_tensor_release(ct);
-        free(table);
+        ts_rt_free(table);
         ts_rt_fail(c, "index %lld is out of bounds for dimension %d with size %lld", (long long)v, (int)d,
                    (long long)size);
         goto done;
@@ -1299,7 +1299,7 @@ static ts_rt_tensor *sh_index(ts_rt_ctx *c, const ts_rt_tensor *self, ts_rt_tens
   int64_t rshape[TS_RT_MAX_DIMS], csizes[TS_RT_MAX_DIMS], cstrides[TS_RT_MAX_DIMS];
   int32_t rn = 0, cn = 0, bpos = 0;
   if (!sh_check_ndim(c, (int64_t)a->ndim - count + bnd)) {
-    free(table);
+    ts_rt_free(table);
     goto done;
   }
   for (int32_t d = 0; d <= a->ndim; d++) {
@@ -1327,10 +1327,10 @@ static ts_rt_tensor *sh_index(ts_rt_ctx *c, const ts_rt_tensor *self, ts_rt_tens
     } else {
       maps[bpos] = table;
       sh_gcopy_run(c, a, r, cn, csizes, maps);
-      free(block);
+      ts_rt_free(block);
     }
   }
-  free(table);
+  ts_rt_free(table);
 done:
   for (uint32_t i = 0; i < nowned; i++) ts_rt_tensor_release(owned[i]);
   ts_rt_tensor_release(a);
@@ -1557,7 +1557,7 @@ static bool sh_k_chunk(ts_rt_ctx *ctx, ts_rt_call *call) {
   uint32_t n = 0;
   if (!sh_chunk_bounds(ctx, a, chunks, &dim, &starts, &ends, &n)) return false;
   bool ok = sh_split_put(ctx, call, a, dim, starts, ends, n);
-  free(starts);
+  ts_rt_free(starts);
   return ok;
 }
 
@@ -1569,7 +1569,7 @@ static bool sh_k_split(ts_rt_ctx *ctx, ts_rt_call *call) {
   uint32_t n = 0;
   if (!sh_split_bounds(ctx, a, &dim, size, &starts, &ends, &n)) return false;
   bool ok = sh_split_put(ctx, call, a, dim, starts, ends, n);
-  free(starts);
+  ts_rt_free(starts);
   return ok;
 }
 
@@ -1582,7 +1582,7 @@ static bool sh_k_split_sizes(ts_rt_ctx *ctx, ts_rt_call *call) {
   uint32_t n = 0;
   if (!sh_split_sizes_bounds(ctx, a, &dim, l, &starts, &ends, &n)) return false;
   bool ok = sh_split_put(ctx, call, a, dim, starts, ends, n);
-  free(starts);
+  ts_rt_free(starts);
   return ok;
 }
 
@@ -1593,16 +1593,16 @@ static bool sh_k_unbind(ts_rt_ctx *ctx, ts_rt_call *call) {
   if (!ts_rt_wrap_dim(ctx, dim, a->ndim, &dim)) return false;
   int64_t n = a->sizes[dim];
   if (n > UINT32_MAX / 4) return ts_rt_fail(ctx, "unbind: too many pieces");
-  ts_rt_tensor **ts = malloc(sizeof(ts_rt_tensor *) * (size_t)(n ? n : 1));
+  ts_rt_tensor **ts = ts_rt_malloc(sizeof(ts_rt_tensor *) * (size_t)(n ? n : 1));
   if (!ts) return ts_rt_oom(ctx);
   for (int64_t i = 0; i < n; i++)
     if (!(ts[i] = ts_rt_select(ctx, a, dim, i))) {
       for (int64_t k = 0; k < i; k++) ts_rt_tensor_release(ts[k]);
-      free(ts);
+      ts_rt_free(ts);
       return false;
     }
   bool ok = sh_put_list(ctx, call, ts, (uint32_t)n);
-  free(ts);
+  ts_rt_free(ts);
   return ok;
 }
 
@@ -1618,17 +1618,17 @@ static bool sh_k_tsplit_indices(ts_rt_ctx *ctx, ts_rt_call *call) {
   ts_rt_list *l = NULL;
   if (!ts_rt_arg_list(ctx, call, 1, &l)) return false;
   SH_INT(2, dim);
-  int64_t *idx = malloc(sizeof(int64_t) * (l->n ? l->n : 1));
+  int64_t *idx = ts_rt_malloc(sizeof(int64_t) * (l->n ? l->n : 1));
   if (!idx) return ts_rt_oom(ctx);
   for (uint32_t i = 0; i < l->n; i++) {
     if (l->items[i].tag != TS_IV_INT) {
-      free(idx);
+      ts_rt_free(idx);
       return ts_rt_fail(ctx, "tensor_split: expected List[int] indices");
     }
     idx[i] = l->items[i].u.i;
   }
   bool ok = sh_tsplit_indices(ctx, call, a, idx, l->n, dim);
-  free(idx);
+  ts_rt_free(idx);
   return ok;
 }
 
@@ -1659,11 +1659,11 @@ static bool sh_k_tsplit_tensor(ts_rt_ctx *ctx, ts_rt_call *call) {
 static bool sh_arg_tensors(ts_rt_ctx *ctx, ts_rt_call *call, uint32_t i, ts_rt_tensor ***out, uint32_t *n) {
   ts_rt_list *l = NULL;
   if (!ts_rt_arg_list(ctx, call, i, &l)) return false;
-  ts_rt_tensor **ts = malloc(sizeof(ts_rt_tensor *) * (l->n ? l->n : 1));
+  ts_rt_tensor **ts = ts_rt_malloc(sizeof(ts_rt_tensor *) * (l->n ? l->n : 1));
   if (!ts) return ts_rt_oom(ctx);
   for (uint32_t k = 0; k < l->n; k++) {
     if (l->items[k].tag != TS_IV_TENSOR) {
-      free(ts);
+      ts_rt_free(ts);
       return ts_rt_fail(ctx, "argument %u: expected List[Tensor]", (unsigned)i);
     }
     ts[k] = l->items[k].u.t;
@@ -1679,7 +1679,7 @@ static bool sh_k_cat(ts_rt_ctx *ctx, ts_rt_call *call) {
   SH_INT(1, dim);
   if (!sh_arg_tensors(ctx, call, 0, &ts, &n)) return false;
   ts_rt_tensor *r = ts_rt_cat(ctx, ts, n, dim);
-  free(ts);
+  ts_rt_free(ts);
   return sh_put(call, r);
 }
 
@@ -1690,7 +1690,7 @@ static bool sh_k_cat_out(ts_rt_ctx *ctx, ts_rt_call *call) {
   SH_TENSOR(2, out);
   if (!sh_arg_tensors(ctx, call, 0, &ts, &n)) return false;
   ts_rt_tensor *r = ts_rt_cat(ctx, ts, n, dim);
-  free(ts);
+  ts_rt_free(ts);
   return sh_put_out(ctx, call, out, r);
 }
 
@@ -1700,7 +1700,7 @@ static bool sh_k_stack(ts_rt_ctx *ctx, ts_rt_call *call) {
   SH_INT(1, dim);
   if (!sh_arg_tensors(ctx, call, 0, &ts, &n)) return false;
   ts_rt_tensor *r = ts_rt_stack(ctx, ts, n, dim);
-  free(ts);
+  ts_rt_free(ts);
   return sh_put(call, r);
 }
 
@@ -1711,7 +1711,7 @@ static bool sh_k_stack_out(ts_rt_ctx *ctx, ts_rt_call *call) {
   SH_TENSOR(2, out);
   if (!sh_arg_tensors(ctx, call, 0, &ts, &n)) return false;
   ts_rt_tensor *r = ts_rt_stack(ctx, ts, n, dim);
-  free(ts);
+  ts_rt_free(ts);
   return sh_put_out(ctx, call, out, r);
 }
 

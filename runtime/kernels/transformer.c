@@ -40,8 +40,8 @@ typedef struct tf_nested {
 } tf_nested;
 
 static void tf_nested_free(void *ctx, void *data) {
-  free(data);
-  free(ctx);
+  ts_rt_free(data);
+  ts_rt_free(ctx);
 }
 
 /* The lengths when t is a nested tensor made here (a 3-d contiguous tensor
@@ -65,11 +65,11 @@ static ts_rt_tensor *tf_nested_new(ts_rt_ctx *c, ts_dtype dt, int64_t B, int64_t
     ts_rt_fail(c, "nested tensor too large");
     return NULL;
   }
-  tf_nested *side = malloc(sizeof(tf_nested) + (size_t)B * sizeof(int64_t));
-  void *data = nb ? malloc((size_t)nb) : NULL;
+  tf_nested *side = ts_rt_malloc(sizeof(tf_nested) + (size_t)B * sizeof(int64_t));
+  void *data = nb ? ts_rt_malloc((size_t)nb) : NULL;
   if (!side || (nb && !data)) {
-    free(side);
-    free(data);
+    ts_rt_free(side);
+    ts_rt_free(data);
     ts_rt_oom(c);
     return NULL;
   }
@@ -77,8 +77,8 @@ static ts_rt_tensor *tf_nested_new(ts_rt_ctx *c, ts_dtype dt, int64_t B, int64_t
   if (B) memcpy(side->len, lens, (size_t)B * sizeof(int64_t));
   ts_rt_storage *s = ts_rt_storage_wrap(c, data, (size_t)nb, tf_nested_free, side);
   if (!s) {
-    free(side);
-    free(data);
+    ts_rt_free(side);
+    ts_rt_free(data);
     return NULL;
   }
   int64_t sizes[3] = {B, L, E}, strides[3];
@@ -687,7 +687,7 @@ static bool tf_nested_from_mask(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor **o
     return false;
   if (tf_nested_of(t)) return ts_rt_fail(c, "_nested_tensor_from_mask: the input is already a nested tensor");
   int64_t B = t->ndim >= 1 ? t->sizes[0] : 0;
-  int64_t *lens = malloc((size_t)(B ? B : 1) * sizeof(int64_t));
+  int64_t *lens = ts_rt_malloc((size_t)(B ? B : 1) * sizeof(int64_t));
   if (!lens) return ts_rt_oom(c);
   bool ok = false;
   if (tf_mask_lengths(c, t, mask, lens, &aligned)) {
@@ -709,7 +709,7 @@ static bool tf_nested_from_mask(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor **o
       }
     }
   }
-  free(lens);
+  ts_rt_free(lens);
   return ok;
 }
 

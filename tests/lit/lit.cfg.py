@@ -29,6 +29,8 @@ def tool(name, path):
 config.substitutions.append(("%tsaot-opt", config.tsaot_opt))
 config.substitutions.append(("%tsaot-run", config.tsaot_run))
 config.substitutions.append(("%tsaot-dump", config.tsaot_dump))
+# after the longer %tsaot-* names, which it prefixes
+config.substitutions.append(("%tsaot", config.tsaot))
 # %fixtures: the committed PyTorch fixtures (tests/fixtures)
 config.substitutions.append(("%fixtures", os.path.join(config.tsaot_source_dir, "tests", "fixtures")))
 tool("FileCheck", config.filecheck)

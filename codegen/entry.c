@@ -1,0 +1,1165 @@
+/* codegen/entry.c: the whole model as one LLVM module.
+ *
+ * What ts_cg_model_build emits (runtime/aot.h is the other side):
+ *   - NAME.graph / NAME.fallback: the graphs' texts (ts_graph_print), which
+ *     the runtime parses at init; this file parses them back first and
+ *     compiles what it read, so node numbers and value types agree with
+ *     the runtime by construction;
+ *   - NAME.weights: every tensor constant's bytes, 64-byte aligned,
+ *     read-only, shared between the two graphs where they share storage;
+ *   - the fused kernels (fusion.c), for the groups it can lower;
+ *   - NAME.entry: the graph as code. Every value has a slot (a ts_iv) in a
+ *     frame on the stack; prim::If and prim::Loop become branches and
+ *     loops; compiled groups run through ts_rt_aot_fusion, every other node
+ *     through ts_rt_aot_call (its runtime kernel); a value's slot is
+ *     released after its last use in the block that defines it, and a
+ *     block's values when the block ends;
+ *   - NAME.desc (ts_rt_aot_desc) and the exported wrappers NAME_run ... .
+ * PyTorch compiles fusion groups only and interprets the rest; this does
+ * the same with the interpreter's dispatch loop replaced by straight-line
+ * calls.
+ */
+#include "codegen.h"
+
+#include "aot.h"
+#include "passes.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double ts_en_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* ------------------------------------------------------------------ state */
+
+typedef struct ts_en {
+  ts_cg_module *m;
+  const ts_cg_options *o;
+  ts_diag *d;
+  ts_graph *g;          /* the graph read back from its text */
+  ts_graph *fb;         /* the fallback read back, or NULL */
+  LLVMBuilderRef b;
+  LLVMTypeRef t_iv;     /* { i64, i32 }: ts_iv */
+  LLVMValueRef fn;      /* the entry function */
+  LLVMValueRef st, ctx, args, rets;
+  LLVMValueRef frame;   /* [nslots x ts_iv] */
+  LLVMValueRef pin, pout; /* scratch arrays of slot pointers */
+  LLVMValueRef bool_tmp, int_tmp;
+  LLVMBasicBlockRef fail;
+  uint32_t *slot;       /* by value id: frame slot, UINT32_MAX: none */
+  uint32_t nslots;
+  uint32_t *num;        /* by node id: its number (ts_rt_aot_number_nodes) */
+  uint32_t *pos;        /* by node id: its position in its block */
+  LLVMValueRef *kernel; /* by node id: the compiled fusion kernel, or NULL */
+  ts_cg_memplan plan;
+  ts_alias_db *alias;
+  uint32_t maxin, maxout;
+  ts_cg_stats *stats;
+  /* runtime functions */
+  LLVMTypeRef ty_call, ty_const, ty_fusion, ty_slot1, ty_slot2, ty_setint, ty_getb, ty_geti;
+  LLVMValueRef f_call, f_const, f_fusion, f_release, f_copy, f_setint, f_getb, f_geti;
+} ts_en;
+
+static bool ts_en_oom(ts_en *e) {
+  ts_diag_error(e->d, "out of memory while generating code");
+  return false;
+}
+
+static LLVMValueRef ts_en_i32(ts_en *e, uint64_t v) { return LLVMConstInt(e->m->t_i32, v, 0); }
+static LLVMValueRef ts_en_i64(ts_en *e, int64_t v) { return LLVMConstInt(e->m->t_i64, (unsigned long long)v, 1); }
+
+/* A private constant global holding `data` (nbytes) with `align`. */
+static LLVMValueRef ts_en_global_bytes(ts_en *e, const char *name, const void *data, size_t nbytes, unsigned align) {
+  LLVMValueRef init = LLVMConstStringInContext(e->m->ctx, (const char *)data, (unsigned)nbytes, 1);
+  LLVMValueRef gv = LLVMAddGlobal(e->m->mod, LLVMTypeOf(init), name);
+  LLVMSetInitializer(gv, init);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetLinkage(gv, LLVMPrivateLinkage);
+  LLVMSetAlignment(gv, align);
+  return gv;
+}
+
+static LLVMValueRef ts_en_global_i64s(ts_en *e, const char *name, const int64_t *v, uint32_t n) {
+  LLVMValueRef *el = malloc((n ? n : 1) * sizeof *el);
+  if (!el)
+    return NULL;
+  for (uint32_t i = 0; i < n; i++)
+    el[i] = ts_en_i64(e, v[i]);
+  LLVMValueRef init = LLVMConstArray(e->m->t_i64, el, n);
+  free(el);
+  LLVMValueRef gv = LLVMAddGlobal(e->m->mod, LLVMTypeOf(init), name);
+  LLVMSetInitializer(gv, init);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetLinkage(gv, LLVMPrivateLinkage);
+  LLVMSetAlignment(gv, 8);
+  return gv;
+}
+
+static LLVMValueRef ts_en_global_i32s(ts_en *e, const char *name, const int32_t *v, uint32_t n) {
+  LLVMValueRef *el = malloc((n ? n : 1) * sizeof *el);
+  if (!el)
+    return NULL;
+  for (uint32_t i = 0; i < n; i++)
+    el[i] = LLVMConstInt(e->m->t_i32, (unsigned long long)(int64_t)v[i], 1);
+  LLVMValueRef init = LLVMConstArray(e->m->t_i32, el, n);
+  free(el);
+  LLVMValueRef gv = LLVMAddGlobal(e->m->mod, LLVMTypeOf(init), name);
+  LLVMSetInitializer(gv, init);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetLinkage(gv, LLVMPrivateLinkage);
+  LLVMSetAlignment(gv, 4);
+  return gv;
+}
+
+static LLVMValueRef ts_en_cstring(ts_en *e, const char *name, const char *s, size_t len) {
+  LLVMValueRef init = LLVMConstStringInContext(e->m->ctx, s, (unsigned)len, 0); /* NUL added */
+  LLVMValueRef gv = LLVMAddGlobal(e->m->mod, LLVMTypeOf(init), name);
+  LLVMSetInitializer(gv, init);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetLinkage(gv, LLVMPrivateLinkage);
+  LLVMSetAlignment(gv, 1);
+  return gv;
+}
+
+/* ------------------------------------------------------- reading back */
+
+/* A Tensor[] constant prints as "[<Tensors>]" and reads back empty: it
+ * becomes one tensor constant per element and a prim::ListConstruct, which
+ * the text keeps. */
+static bool ts_en_split_tensor_lists(ts_en *e, ts_block *blk) {
+  for (ts_node *n = ts_block_first(blk); n != blk->ret; n = n->next) {
+    for (uint32_t b = 0; b < n->nblocks; b++)
+      if (!ts_en_split_tensor_lists(e, n->blocks[b]))
+        return false;
+    const ts_attr *a = ts_node_is(n, TS_K_prim_Constant) ? ts_node_attr(n, "value") : NULL;
+    if (!a || a->kind != TS_ATTR_TENSORS || !n->noutputs)
+      continue;
+    ts_graph *g = ts_node_graph(n);
+    ts_node *lc = ts_node_new(g, TS_K_prim_ListConstruct, 0);
+    if (!lc || !ts_node_add_output(lc, n->outputs[0]->type))
+      return ts_en_oom(e);
+    ts_node_insert_after(lc, n);
+    for (size_t i = 0; i < a->len; i++) {
+      const ts_tconst *tc = a->u.ts[i];
+      ts_tensor_info info = {.dtype = tc->dtype,
+                             .undefined = -1,
+                             .device = {.type = TS_DEV_CPU, .index = -1},
+                             .rank = tc->rank,
+                             .sizes = tc->sizes,
+                             .strides = tc->strides};
+      ts_node *c = ts_node_new(g, TS_K_prim_Constant, 0);
+      const ts_type *ty = ts_type_tensor(ts_graph_arena(g), &info);
+      if (!c || !ty || !ts_node_add_output(c, ty) || !ts_node_set_t(c, "value", tc))
+        return ts_en_oom(e);
+      ts_node_insert_before(c, lc);
+      if (!ts_node_add_input(lc, c->outputs[0]))
+        return ts_en_oom(e);
+    }
+    ts_value_replace_all_uses(n->outputs[0], lc->outputs[0]);
+    n = lc; /* n itself is dead now; DCE is not needed for a constant */
+  }
+  return true;
+}
+
+/* Prints g and parses the text back; tensor constants of the copy get the
+ * original's data (the text has none). */
+static ts_graph *ts_en_reparse(ts_en *e, ts_graph *g, const char *what, ts_buf *text) {
+  ts_graph_print(text, g);
+  if (text->failed)
+    return ts_en_oom(e), NULL;
+  ts_graph *r = ts_graph_parse(what, text->data, text->len, e->d);
+  if (!r) {
+    ts_diag_error(e->d, "internal error: the %s does not read back from its text", what);
+    return NULL;
+  }
+  uint32_t n = ts_rt_aot_tensor_consts(g, NULL), n2 = ts_rt_aot_tensor_consts(r, NULL);
+  ts_node **a = calloc(n ? n : 1, sizeof *a), **c = calloc(n2 ? n2 : 1, sizeof *c);
+  bool ok = a && c && n == n2;
+  if (ok) {
+    ts_rt_aot_tensor_consts(g, a);
+    ts_rt_aot_tensor_consts(r, c);
+    for (uint32_t i = 0; ok && i < n; i++) {
+      const ts_attr *at = ts_node_attr(a[i], "value");
+      ok = at && at->kind == TS_ATTR_TENSOR && at->u.t && at->u.t->data && ts_node_set_t(c[i], "value", at->u.t);
+    }
+  }
+  free(a);
+  free(c);
+  if (!ok) {
+    ts_graph_free(r);
+    ts_diag_error(e->d, "internal error: the %s's tensor constants do not read back (%u, %u)", what, n, n2);
+    return NULL;
+  }
+  return r;
+}
+
+/* ------------------------------------------------------------- weights */
+
+typedef struct ts_en_wentry {
+  const void *data;
+  uint64_t extent, offset;
+} ts_en_wentry;
+
+typedef struct ts_en_weights {
+  ts_buf bytes;
+  ts_en_wentry *ents;
+  uint32_t n, cap;
+  ts_rt_aot_tconst *tc;
+  uint32_t ntc;
+} ts_en_weights;
+
+/* Bytes from the first element to one past the last one the view reaches. */
+static uint64_t ts_en_extent(const ts_tconst *t) {
+  size_t es = ts_dtype_size((ts_dtype)t->dtype);
+  uint64_t last = 0;
+  for (int32_t i = 0; i < t->rank; i++) {
+    if (t->sizes[i] == 0)
+      return 0;
+    last += (uint64_t)(t->sizes[i] - 1) * (uint64_t)t->strides[i];
+  }
+  return (last + 1) * es;
+}
+
+static bool ts_en_weights_add(ts_en *e, ts_en_weights *w, ts_node **nodes, uint32_t n) {
+  ts_rt_aot_tconst *tc = realloc(w->tc, (w->ntc + n + 1) * sizeof *tc);
+  if (!tc)
+    return ts_en_oom(e);
+  w->tc = tc;
+  for (uint32_t i = 0; i < n; i++) {
+    const ts_tconst *t = ts_node_attr(nodes[i], "value")->u.t;
+    uint64_t ext = ts_en_extent(t), off = UINT64_MAX;
+    for (uint32_t k = 0; k < w->n; k++)
+      if (w->ents[k].data == t->data && w->ents[k].extent >= ext) {
+        off = w->ents[k].offset;
+        break;
+      }
+    if (off == UINT64_MAX) {
+      while (w->bytes.len % 64)
+        ts_buf_putc(&w->bytes, 0);
+      off = w->bytes.len;
+      ts_buf_putn(&w->bytes, t->data, ext);
+      if (w->bytes.failed)
+        return ts_en_oom(e);
+      if (w->n == w->cap) {
+        uint32_t cap = w->cap ? w->cap * 2 : 64;
+        ts_en_wentry *ne = realloc(w->ents, cap * sizeof *ne);
+        if (!ne)
+          return ts_en_oom(e);
+        w->ents = ne;
+        w->cap = cap;
+      }
+      w->ents[w->n++] = (ts_en_wentry){t->data, ext, off};
+    }
+    w->tc[w->ntc++] = (ts_rt_aot_tconst){.offset = off,
+                                         .nbytes = ext,
+                                         .dtype = t->dtype,
+                                         .rank = t->rank,
+                                         .sizes = t->sizes,
+                                         .strides = t->strides};
+  }
+  return true;
+}
+
+/* The tconst table as a global: { i64 offset, i64 nbytes, i32 dtype, i32
+ * rank, ptr sizes, ptr strides } per entry. */
+static LLVMValueRef ts_en_tconst_table(ts_en *e, const ts_en_weights *w) {
+  ts_cg_module *m = e->m;
+  LLVMTypeRef el[6] = {m->t_i64, m->t_i64, m->t_i32, m->t_i32, m->t_ptr, m->t_ptr};
+  LLVMTypeRef ty = LLVMStructTypeInContext(m->ctx, el, 6, 0);
+  LLVMValueRef *rows = malloc((w->ntc ? w->ntc : 1) * sizeof *rows);
+  if (!rows)
+    return NULL;
+  char name[64];
+  for (uint32_t i = 0; i < w->ntc; i++) {
+    const ts_rt_aot_tconst *t = &w->tc[i];
+    snprintf(name, sizeof name, "%s.tc%u.sizes", e->o->name, i);
+    LLVMValueRef sz = ts_en_global_i64s(e, name, t->sizes, (uint32_t)t->rank);
+    snprintf(name, sizeof name, "%s.tc%u.strides", e->o->name, i);
+    LLVMValueRef sd = ts_en_global_i64s(e, name, t->strides, (uint32_t)t->rank);
+    if (!sz || !sd) {
+      free(rows);
+      return NULL;
+    }
+    LLVMValueRef f[6] = {ts_en_i64(e, (int64_t)t->offset), ts_en_i64(e, (int64_t)t->nbytes),
+                         ts_en_i32(e, (uint32_t)t->dtype), ts_en_i32(e, (uint32_t)t->rank), sz, sd};
+    rows[i] = LLVMConstNamedStruct(ty, f, 6);
+  }
+  LLVMValueRef init = LLVMConstArray(ty, rows, w->ntc);
+  free(rows);
+  snprintf(name, sizeof name, "%s.tconsts", e->o->name);
+  LLVMValueRef gv = LLVMAddGlobal(m->mod, LLVMTypeOf(init), name);
+  LLVMSetInitializer(gv, init);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetLinkage(gv, LLVMPrivateLinkage);
+  return gv;
+}
+
+/* ---------------------------------------------------------------- specs */
+
+typedef struct ts_en_spec {
+  int32_t kind, dtype, ndim;
+  int64_t *sizes;
+} ts_en_spec;
+
+typedef struct ts_en_specs {
+  ts_en_spec *v;
+  uint32_t n, cap;
+  bool dynamic; /* a list, an optional, ...: the output count is not static */
+} ts_en_specs;
+
+static bool ts_en_spec_push(ts_en_specs *s, int32_t kind, int32_t dtype, int32_t ndim, const int64_t *sizes) {
+  if (s->n == s->cap) {
+    uint32_t cap = s->cap ? s->cap * 2 : 8;
+    ts_en_spec *nv = realloc(s->v, cap * sizeof *nv);
+    if (!nv)
+      return false;
+    s->v = nv;
+    s->cap = cap;
+  }
+  ts_en_spec *p = &s->v[s->n++];
+  *p = (ts_en_spec){kind, dtype, ndim, NULL};
+  if (ndim > 0) {
+    if (!(p->sizes = malloc((size_t)ndim * sizeof *p->sizes)))
+      return false;
+    for (int32_t i = 0; i < ndim; i++)
+      p->sizes[i] = sizes && sizes[i] >= 0 ? sizes[i] : -1;
+  }
+  return true;
+}
+
+static void ts_en_specs_free(ts_en_specs *s) {
+  for (uint32_t i = 0; i < s->n; i++)
+    free(s->v[i].sizes);
+  free(s->v);
+}
+
+/* One input: a tensor (dtype -1 when not fixed), an int, float or bool. */
+static bool ts_en_spec_of(ts_en_specs *s, const ts_type *t, bool output) {
+  switch (t->kind) {
+  case TS_TY_TENSOR: {
+    const ts_tensor_info *ti = t->tensor;
+    if (!ti)
+      return ts_en_spec_push(s, 0, -1, -1, NULL);
+    return ts_en_spec_push(s, 0, ti->dtype, ti->sizes ? ti->rank : -1, ti->sizes);
+  }
+  case TS_TY_INT:
+    return ts_en_spec_push(s, 1, TS_DT_INT64, 0, NULL);
+  case TS_TY_FLOAT:
+    return ts_en_spec_push(s, 2, TS_DT_FLOAT64, 0, NULL);
+  case TS_TY_BOOL:
+    return ts_en_spec_push(s, 3, TS_DT_BOOL, 0, NULL);
+  case TS_TY_TUPLE:
+    if (output) {
+      for (uint32_t i = 0; i < t->n; i++)
+        if (!ts_en_spec_of(s, t->elems[i], true))
+          return false;
+      return true;
+    }
+    break;
+  case TS_TY_NONE:
+    if (output)
+      return true; /* None writes nothing */
+    break;
+  default:
+    break;
+  }
+  s->dynamic = true;
+  return true;
+}
+
+static void ts_en_spec_text(ts_buf *b, const ts_en_spec *sp) {
+  static const char *const kinds[] = {"Tensor", "int", "float", "bool"};
+  if (sp->kind != 0) {
+    ts_buf_puts(b, kinds[sp->kind]);
+    return;
+  }
+  ts_buf_puts(b, sp->dtype >= 0 ? ts_dtype_name((ts_dtype)sp->dtype) : "Tensor");
+  if (sp->ndim < 0) {
+    ts_buf_puts(b, "[...]");
+    return;
+  }
+  ts_buf_putc(b, '[');
+  for (int32_t i = 0; i < sp->ndim; i++) {
+    if (sp->sizes[i] >= 0)
+      ts_buf_printf(b, "%s%lld", i ? ", " : "", (long long)sp->sizes[i]);
+    else
+      ts_buf_printf(b, "%s?", i ? ", " : "");
+  }
+  ts_buf_putc(b, ']');
+}
+
+/* The spec table: { i32 kind, i32 dtype, i32 ndim, ptr sizes } per entry. */
+static LLVMValueRef ts_en_spec_table(ts_en *e, const ts_en_specs *s, const char *what) {
+  ts_cg_module *m = e->m;
+  LLVMTypeRef el[4] = {m->t_i32, m->t_i32, m->t_i32, m->t_ptr};
+  LLVMTypeRef ty = LLVMStructTypeInContext(m->ctx, el, 4, 0);
+  LLVMValueRef *rows = malloc((s->n ? s->n : 1) * sizeof *rows);
+  if (!rows)
+    return NULL;
+  char name[96];
+  for (uint32_t i = 0; i < s->n; i++) {
+    const ts_en_spec *sp = &s->v[i];
+    LLVMValueRef sz = LLVMConstNull(m->t_ptr);
+    if (sp->ndim > 0) {
+      snprintf(name, sizeof name, "%s.%s%u.sizes", e->o->name, what, i);
+      sz = ts_en_global_i64s(e, name, sp->sizes, (uint32_t)sp->ndim);
+    }
+    LLVMValueRef f[4] = {ts_en_i32(e, (uint32_t)sp->kind), ts_en_i32(e, (uint32_t)sp->dtype),
+                         ts_en_i32(e, (uint32_t)sp->ndim), sz};
+    rows[i] = LLVMConstNamedStruct(ty, f, 4);
+  }
+  LLVMValueRef init = LLVMConstArray(ty, rows, s->n);
+  free(rows);
+  snprintf(name, sizeof name, "%s.%s", e->o->name, what);
+  LLVMValueRef gv = LLVMAddGlobal(m->mod, LLVMTypeOf(init), name);
+  LLVMSetInitializer(gv, init);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetLinkage(gv, LLVMPrivateLinkage);
+  return gv;
+}
+
+/* ------------------------------------------------------- the memory plan */
+
+static bool ts_en_is_group_output(ts_en *e, const ts_value *v) {
+  const ts_node *n = v->node;
+  return n && ts_node_is(n, TS_K_prim_FusionGroup) && e->kernel[n->id];
+}
+
+/* Worth planning: outputs of compiled groups, and the first output of a
+ * runtime kernel that makes a fresh tensor (not a view of an input). */
+static bool ts_en_plan_want(void *arg, const ts_value *v) {
+  ts_en *e = arg;
+  const ts_node *n = v->node;
+  if (!n || n->owner != e->g->block || ts_node_is(n, TS_K_prim_Param))
+    return false;
+  if (ts_en_is_group_output(e, v))
+    return true;
+  if (v->offset != 0 || ts_node_is(n, TS_K_prim_Constant) || ts_node_is(n, TS_K_prim_FusionGroup) ||
+      n->nblocks || !n->op || !ts_node_schema(n))
+    return false;
+  for (uint32_t i = 0; i < n->ninputs; i++)
+    if (ts_alias_may_alias(e->alias, v, n->inputs[i]))
+      return false;
+  return true;
+}
+
+static bool ts_en_same_geometry(const ts_type *a, const ts_type *b) {
+  if (a->kind != TS_TY_TENSOR || b->kind != TS_TY_TENSOR || !a->tensor || !b->tensor)
+    return false;
+  const ts_tensor_info *x = a->tensor, *y = b->tensor;
+  if (x->rank != y->rank || !x->sizes || !y->sizes || ts_dtype_size((ts_dtype)x->dtype) != ts_dtype_size((ts_dtype)y->dtype))
+    return false;
+  for (int32_t i = 0; i < x->rank; i++)
+    if (x->sizes[i] != y->sizes[i])
+      return false;
+  return true;
+}
+
+/* A compiled group reads and writes element i at the same index when the
+ * input has the output's shape and is contiguous (ts_cg_type_nbytes says
+ * so), and no other operand may alias it (a transposed view would read
+ * other indices). */
+static bool ts_en_plan_inplace(void *arg, const ts_node *n, const ts_value *in, const ts_value *out) {
+  ts_en *e = arg;
+  if (!ts_node_is(n, TS_K_prim_FusionGroup) || !e->kernel[n->id])
+    return false;
+  if (!ts_en_same_geometry(in->type, out->type) || !ts_cg_type_nbytes(in->type))
+    return false;
+  for (uint32_t i = 0; i < n->ninputs; i++)
+    if (n->inputs[i] != in && ts_alias_may_alias(e->alias, n->inputs[i], in))
+      return false;
+  return true;
+}
+
+/* -------------------------------------------------------- emitting code */
+
+static LLVMValueRef ts_en_slot(ts_en *e, const ts_value *v) {
+  uint32_t s = e->slot[v->id];
+  LLVMValueRef idx = ts_en_i64(e, s);
+  return LLVMBuildInBoundsGEP2(e->b, e->t_iv, e->frame, &idx, 1, "");
+}
+
+static void ts_en_release(ts_en *e, const ts_value *v) {
+  LLVMValueRef a[1] = {ts_en_slot(e, v)};
+  LLVMBuildCall2(e->b, e->ty_slot1, e->f_release, a, 1, "");
+}
+
+static void ts_en_copy(ts_en *e, LLVMValueRef dst, LLVMValueRef src) {
+  LLVMValueRef a[2] = {dst, src};
+  LLVMBuildCall2(e->b, e->ty_slot2, e->f_copy, a, 2, "");
+}
+
+/* Branches to the failure block unless ok. */
+static void ts_en_check(ts_en *e, LLVMValueRef ok) {
+  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->m->ctx, e->fn, "");
+  LLVMBuildCondBr(e->b, ok, next, e->fail);
+  LLVMPositionBuilderAtEnd(e->b, next);
+}
+
+/* Fills the scratch array `arr` with the slots of vals. */
+static void ts_en_fill(ts_en *e, LLVMValueRef arr, ts_value *const *vals, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    LLVMValueRef idx = ts_en_i64(e, i);
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(e->b, e->m->t_ptr, arr, &idx, 1, "");
+    LLVMBuildStore(e->b, ts_en_slot(e, vals[i]), p);
+  }
+}
+
+static bool ts_en_block(ts_en *e, const ts_block *blk);
+
+static bool ts_en_call(ts_en *e, const ts_node *n) {
+  uint32_t k = e->num[n->id];
+  int64_t off = -1;
+  uint64_t nb = 0;
+  if (n->noutputs && e->plan.offset[n->outputs[0]->id] >= 0) {
+    off = e->plan.offset[n->outputs[0]->id];
+    /* the tensor's own size: the runtime takes the planned buffer for an
+     * allocation of exactly this many bytes (plan.nbytes is rounded up) */
+    nb = ts_cg_type_nbytes(n->outputs[0]->type);
+  }
+  ts_en_fill(e, e->pin, n->inputs, n->ninputs);
+  ts_en_fill(e, e->pout, n->outputs, n->noutputs);
+  LLVMValueRef a[9] = {e->st,    e->ctx,  ts_en_i32(e, k), e->pin, ts_en_i32(e, n->ninputs), e->pout,
+                       ts_en_i32(e, n->noutputs), ts_en_i64(e, off), ts_en_i64(e, (int64_t)nb)};
+  ts_en_check(e, LLVMBuildCall2(e->b, e->ty_call, e->f_call, a, 9, ""));
+  e->stats->ncalls++;
+  return true;
+}
+
+static bool ts_en_fusion(ts_en *e, const ts_node *n) {
+  uint32_t k = e->num[n->id];
+  const ts_tensor_info *ti = n->outputs[0]->type->tensor;
+  char name[96];
+  snprintf(name, sizeof name, "%s.fg%u.sizes", e->o->name, k);
+  LLVMValueRef sizes = ts_en_global_i64s(e, name, ti->sizes, (uint32_t)ti->rank);
+  int32_t *dts = malloc((n->noutputs + 1) * sizeof *dts);
+  int64_t *offs = malloc((n->noutputs + 1) * sizeof *offs);
+  if (!sizes || !dts || !offs) {
+    free(dts);
+    free(offs);
+    return ts_en_oom(e);
+  }
+  for (uint32_t j = 0; j < n->noutputs; j++) {
+    dts[j] = n->outputs[j]->type->tensor->dtype;
+    offs[j] = e->plan.offset[n->outputs[j]->id];
+  }
+  snprintf(name, sizeof name, "%s.fg%u.dtypes", e->o->name, k);
+  LLVMValueRef gd = ts_en_global_i32s(e, name, dts, n->noutputs);
+  snprintf(name, sizeof name, "%s.fg%u.offsets", e->o->name, k);
+  LLVMValueRef go = ts_en_global_i64s(e, name, offs, n->noutputs);
+  free(dts);
+  free(offs);
+  if (!gd || !go)
+    return ts_en_oom(e);
+  /* the inputs' slots, then the outputs', in one array */
+  ts_en_fill(e, e->pin, n->inputs, n->ninputs);
+  for (uint32_t j = 0; j < n->noutputs; j++) {
+    LLVMValueRef idx = ts_en_i64(e, n->ninputs + j);
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(e->b, e->m->t_ptr, e->pin, &idx, 1, "");
+    LLVMBuildStore(e->b, ts_en_slot(e, n->outputs[j]), p);
+  }
+  LLVMValueRef a[11] = {e->st,  e->ctx, ts_en_i32(e, k), e->kernel[n->id], e->pin, ts_en_i32(e, n->ninputs),
+                        ts_en_i32(e, n->noutputs), ts_en_i32(e, (uint32_t)ti->rank), sizes, gd, go};
+  ts_en_check(e, LLVMBuildCall2(e->b, e->ty_fusion, e->f_fusion, a, 11, ""));
+  e->stats->nkernels++;
+  return true;
+}
+
+/* Releases what block blk defined (its inputs and its nodes' outputs). */
+static void ts_en_release_block(ts_en *e, const ts_block *blk) {
+  for (uint32_t i = 0; i < ts_block_ninputs(blk); i++)
+    ts_en_release(e, ts_block_input(blk, i));
+  for (const ts_node *n = ts_block_first(blk); n != blk->ret; n = n->next)
+    for (uint32_t j = 0; j < n->noutputs; j++)
+      ts_en_release(e, n->outputs[j]);
+}
+
+static LLVMValueRef ts_en_get_bool(ts_en *e, uint32_t k, const ts_value *v) {
+  LLVMValueRef a[5] = {e->st, e->ctx, ts_en_i32(e, k), ts_en_slot(e, v), e->bool_tmp};
+  ts_en_check(e, LLVMBuildCall2(e->b, e->ty_getb, e->f_getb, a, 5, ""));
+  LLVMValueRef byte = LLVMBuildLoad2(e->b, e->m->t_i8, e->bool_tmp, "");
+  return LLVMBuildICmp(e->b, LLVMIntNE, byte, LLVMConstInt(e->m->t_i8, 0, 0), "");
+}
+
+static bool ts_en_if(ts_en *e, const ts_node *n) {
+  uint32_t k = e->num[n->id];
+  LLVMValueRef c = ts_en_get_bool(e, k, n->inputs[0]);
+  LLVMBasicBlockRef bt = LLVMAppendBasicBlockInContext(e->m->ctx, e->fn, "then");
+  LLVMBasicBlockRef bf = LLVMAppendBasicBlockInContext(e->m->ctx, e->fn, "else");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(e->m->ctx, e->fn, "endif");
+  LLVMBuildCondBr(e->b, c, bt, bf);
+  for (uint32_t bi = 0; bi < 2; bi++) {
+    const ts_block *blk = n->blocks[bi];
+    LLVMPositionBuilderAtEnd(e->b, bi ? bf : bt);
+    if (!ts_en_block(e, blk))
+      return false;
+    for (uint32_t j = 0; j < n->noutputs; j++)
+      ts_en_copy(e, ts_en_slot(e, n->outputs[j]), ts_en_slot(e, ts_block_output(blk, j)));
+    ts_en_release_block(e, blk);
+    LLVMBuildBr(e->b, join);
+  }
+  LLVMPositionBuilderAtEnd(e->b, join);
+  return true;
+}
+
+/* prim::Loop(max_trip, cond, init...) with body (i, carried...) ->
+ * (cond, next...). The loop's outputs hold the carried values. */
+static bool ts_en_loop(ts_en *e, const ts_node *n) {
+  uint32_t k = e->num[n->id];
+  const ts_block *body = n->blocks[0];
+  for (uint32_t j = 0; j < n->noutputs; j++)
+    ts_en_copy(e, ts_en_slot(e, n->outputs[j]), ts_en_slot(e, n->inputs[2 + j]));
+  LLVMValueRef a[5] = {e->st, e->ctx, ts_en_i32(e, k), ts_en_slot(e, n->inputs[0]), e->int_tmp};
+  ts_en_check(e, LLVMBuildCall2(e->b, e->ty_geti, e->f_geti, a, 5, ""));
+  LLVMValueRef max = LLVMBuildLoad2(e->b, e->m->t_i64, e->int_tmp, "max");
+  LLVMValueRef c0 = ts_en_get_bool(e, k, n->inputs[1]);
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(e->b);
+  LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(e->m->ctx, e->fn, "loop");
+  LLVMBasicBlockRef bodyb = LLVMAppendBasicBlockInContext(e->m->ctx, e->fn, "body");
+  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(e->m->ctx, e->fn, "endloop");
+  LLVMBuildBr(e->b, head);
+  LLVMPositionBuilderAtEnd(e->b, head);
+  LLVMValueRef i = LLVMBuildPhi(e->b, e->m->t_i64, "i");
+  LLVMValueRef c = LLVMBuildPhi(e->b, e->m->t_i1, "c");
+  LLVMValueRef go = LLVMBuildAnd(e->b, c, LLVMBuildICmp(e->b, LLVMIntSLT, i, max, ""), "");
+  LLVMBuildCondBr(e->b, go, bodyb, exit);
+  LLVMPositionBuilderAtEnd(e->b, bodyb);
+  LLVMValueRef sa[2] = {ts_en_slot(e, ts_block_input(body, 0)), i};
+  LLVMBuildCall2(e->b, e->ty_setint, e->f_setint, sa, 2, "");
+  for (uint32_t j = 0; j < n->noutputs; j++)
+    ts_en_copy(e, ts_en_slot(e, ts_block_input(body, 1 + j)), ts_en_slot(e, n->outputs[j]));
+  if (!ts_en_block(e, body))
+    return false;
+  LLVMValueRef cn = ts_en_get_bool(e, k, ts_block_output(body, 0));
+  for (uint32_t j = 0; j < n->noutputs; j++)
+    ts_en_copy(e, ts_en_slot(e, n->outputs[j]), ts_en_slot(e, ts_block_output(body, 1 + j)));
+  ts_en_release_block(e, body);
+  LLVMValueRef inext = LLVMBuildAdd(e->b, i, ts_en_i64(e, 1), "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(e->b);
+  LLVMBuildBr(e->b, head);
+  LLVMValueRef iv[2] = {ts_en_i64(e, 0), inext}, cv[2] = {c0, cn};
+  LLVMBasicBlockRef from[2] = {pre, latch};
+  LLVMAddIncoming(i, iv, from, 2);
+  LLVMAddIncoming(c, cv, from, 2);
+  LLVMPositionBuilderAtEnd(e->b, exit);
+  return true;
+}
+
+static bool ts_en_node(ts_en *e, const ts_node *n) {
+  switch (n->kind) {
+  case TS_K_prim_Constant: {
+    if (!n->noutputs)
+      return true;
+    LLVMValueRef a[3] = {e->st, ts_en_i32(e, e->num[n->id]), ts_en_slot(e, n->outputs[0])};
+    LLVMBuildCall2(e->b, e->ty_const, e->f_const, a, 3, "");
+    return true;
+  }
+  case TS_K_prim_If:
+    return ts_en_if(e, n);
+  case TS_K_prim_Loop:
+    return ts_en_loop(e, n);
+  default:
+    if (ts_node_is(n, TS_K_prim_FusionGroup) && e->kernel[n->id])
+      return ts_en_fusion(e, n);
+    if (ts_node_is(n, TS_K_prim_FusionGroup))
+      e->stats->ninterp_groups++;
+    return ts_en_call(e, n);
+  }
+}
+
+/* The position in blk of the node that holds the use u (a use in a nested
+ * block counts at its owner in blk); -1 for the block's return. */
+static const ts_node *ts_en_user_in(const ts_block *blk, const ts_node *user) {
+  while (user && user->owner != blk)
+    user = user->owner ? user->owner->owner_node : NULL;
+  return user;
+}
+
+typedef struct ts_en_death {
+  uint32_t pos; /* the node of the block after which the value dies */
+  const ts_value *v;
+} ts_en_death;
+
+static int ts_en_death_cmp(const void *a, const void *b) {
+  const ts_en_death *x = a, *y = b;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Emits blk's nodes; each value a node of blk defines is released after
+ * the last node of blk that uses it (a use in a nested block counts at
+ * the node holding that block), or right away if nothing uses it. Values
+ * the block returns, and the block's inputs, are left to the caller
+ * (ts_en_release_block, or the frame's release at the end). */
+static bool ts_en_block(ts_en *e, const ts_block *blk) {
+  uint32_t n = 0, nv = 0;
+  for (const ts_node *x = ts_block_first(blk); x != blk->ret; x = x->next) {
+    n++;
+    nv += x->noutputs;
+  }
+  ts_en_death *dies = malloc((nv + 1) * sizeof *dies);
+  const ts_node **order = malloc((n + 1) * sizeof *order);
+  if (!dies || !order) {
+    free(dies);
+    free(order);
+    return ts_en_oom(e);
+  }
+  uint32_t i = 0, nd = 0;
+  for (const ts_node *x = ts_block_first(blk); x != blk->ret; x = x->next, i++)
+    order[i] = x;
+  for (i = 0; i < n; i++) {
+    const ts_node *x = order[i];
+    for (uint32_t j = 0; j < x->noutputs; j++) {
+      const ts_value *v = x->outputs[j];
+      uint32_t last = i;
+      bool returned = false;
+      for (uint32_t u = 0; u < v->nuses; u++) {
+        const ts_node *h = ts_en_user_in(blk, v->uses[u].user);
+        if (!h || h == blk->ret)
+          returned = true;
+        else if (e->pos[h->id] > last)
+          last = e->pos[h->id];
+      }
+      if (!returned)
+        dies[nd++] = (ts_en_death){last, v};
+    }
+  }
+  qsort(dies, nd, sizeof *dies, ts_en_death_cmp);
+  bool ok = true;
+  uint32_t di = 0;
+  for (i = 0; ok && i < n; i++) {
+    ok = ts_en_node(e, order[i]);
+    for (; ok && di < nd && dies[di].pos == i; di++)
+      ts_en_release(e, dies[di].v);
+  }
+  free(dies);
+  free(order);
+  return ok;
+}
+
+/* ------------------------------------------------- runtime declarations */
+
+static void ts_en_declare(ts_en *e) {
+  ts_cg_module *m = e->m;
+  LLVMTypeRef P = m->t_ptr, I32 = m->t_i32, I64 = m->t_i64, I1 = m->t_i1, V = m->t_void;
+  LLVMTypeRef call[9] = {P, P, I32, P, I32, P, I32, I64, I64};
+  e->ty_call = LLVMFunctionType(I1, call, 9, 0);
+  e->f_call = ts_cg_module_extern(m, "ts_rt_aot_call", e->ty_call);
+  LLVMTypeRef cst[3] = {P, I32, P};
+  e->ty_const = LLVMFunctionType(V, cst, 3, 0);
+  e->f_const = ts_cg_module_extern(m, "ts_rt_aot_const", e->ty_const);
+  LLVMTypeRef fu[11] = {P, P, I32, P, P, I32, I32, I32, P, P, P};
+  e->ty_fusion = LLVMFunctionType(I1, fu, 11, 0);
+  e->f_fusion = ts_cg_module_extern(m, "ts_rt_aot_fusion", e->ty_fusion);
+  LLVMTypeRef s1[1] = {P}, s2[2] = {P, P}, si[2] = {P, I64}, gb[5] = {P, P, I32, P, P};
+  e->ty_slot1 = LLVMFunctionType(V, s1, 1, 0);
+  e->f_release = ts_cg_module_extern(m, "ts_rt_aot_release_slot", e->ty_slot1);
+  e->ty_slot2 = LLVMFunctionType(V, s2, 2, 0);
+  e->f_copy = ts_cg_module_extern(m, "ts_rt_aot_copy_slot", e->ty_slot2);
+  e->ty_setint = LLVMFunctionType(V, si, 2, 0);
+  e->f_setint = ts_cg_module_extern(m, "ts_rt_aot_set_int", e->ty_setint);
+  e->ty_getb = LLVMFunctionType(I1, gb, 5, 0);
+  e->f_getb = ts_cg_module_extern(m, "ts_rt_aot_get_bool", e->ty_getb);
+  e->ty_geti = LLVMFunctionType(I1, gb, 5, 0);
+  e->f_geti = ts_cg_module_extern(m, "ts_rt_aot_get_int", e->ty_geti);
+}
+
+/* Slots for every value of g's blocks (not of fusion subgraphs). */
+static void ts_en_number_values(ts_en *e, const ts_block *blk) {
+  for (uint32_t i = 0; i < ts_block_ninputs(blk); i++)
+    e->slot[ts_block_input(blk, i)->id] = e->nslots++;
+  uint32_t pos = 0;
+  for (const ts_node *n = ts_block_first(blk); n != blk->ret; n = n->next) {
+    e->pos[n->id] = pos++;
+    for (uint32_t j = 0; j < n->noutputs; j++)
+      e->slot[n->outputs[j]->id] = e->nslots++;
+    for (uint32_t b = 0; b < n->nblocks; b++)
+      ts_en_number_values(e, n->blocks[b]);
+    if (n->ninputs > e->maxin)
+      e->maxin = n->ninputs;
+    if (n->ninputs + n->noutputs > e->maxin)
+      e->maxin = n->ninputs + n->noutputs;
+    if (n->noutputs > e->maxout)
+      e->maxout = n->noutputs;
+  }
+}
+
+/* Whether every node the entry runs can run there; the first that cannot
+ * is reported in d (a note: the graph then runs in the interpreter). */
+static bool ts_en_supported(const ts_block *blk, ts_diag *d) {
+  for (const ts_node *n = ts_block_first(blk); n != blk->ret; n = n->next) {
+    if (ts_node_is(n, TS_K_prim_Constant))
+      continue;
+    if (ts_node_is(n, TS_K_prim_If) || ts_node_is(n, TS_K_prim_Loop)) {
+      for (uint32_t b = 0; b < n->nblocks; b++)
+        if (!ts_en_supported(n->blocks[b], d))
+          return false;
+      continue;
+    }
+    if (!ts_rt_aot_node_supported(n, d))
+      return false;
+  }
+  return true;
+}
+
+static bool ts_en_entry(ts_en *e) {
+  ts_cg_module *m = e->m;
+  ts_graph *g = e->g;
+  LLVMTypeRef params[4] = {m->t_ptr, m->t_ptr, m->t_ptr, m->t_ptr};
+  char name[96];
+  snprintf(name, sizeof name, "%s.entry", e->o->name);
+  e->fn = LLVMAddFunction(m->mod, name, LLVMFunctionType(m->t_i1, params, 4, 0));
+  LLVMSetLinkage(e->fn, LLVMPrivateLinkage);
+  e->st = LLVMGetParam(e->fn, 0);
+  e->ctx = LLVMGetParam(e->fn, 1);
+  e->args = LLVMGetParam(e->fn, 2);
+  e->rets = LLVMGetParam(e->fn, 3);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(m->ctx, e->fn, "entry");
+  LLVMPositionBuilderAtEnd(e->b, entry);
+  e->frame = LLVMBuildArrayAlloca(e->b, e->t_iv, ts_en_i64(e, e->nslots ? e->nslots : 1), "frame");
+  LLVMSetAlignment(e->frame, 16);
+  e->pin = LLVMBuildArrayAlloca(e->b, m->t_ptr, ts_en_i64(e, e->maxin + 1), "ins");
+  e->pout = LLVMBuildArrayAlloca(e->b, m->t_ptr, ts_en_i64(e, e->maxout + 1), "outs");
+  e->bool_tmp = LLVMBuildAlloca(e->b, m->t_i8, "b");
+  e->int_tmp = LLVMBuildAlloca(e->b, m->t_i64, "n");
+  LLVMBuildMemSet(e->b, e->frame, LLVMConstInt(m->t_i8, 0, 0), ts_en_i64(e, (int64_t)e->nslots * 16), 16);
+  uint32_t nout = ts_block_noutputs(g->block);
+  if (nout)
+    LLVMBuildMemSet(e->b, e->rets, LLVMConstInt(m->t_i8, 0, 0), ts_en_i64(e, (int64_t)nout * 16), 8);
+  e->fail = LLVMAppendBasicBlockInContext(m->ctx, e->fn, "fail");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(m->ctx, e->fn, "done");
+  for (uint32_t i = 0; i < ts_block_ninputs(g->block); i++) {
+    LLVMValueRef idx = ts_en_i64(e, i);
+    ts_en_copy(e, ts_en_slot(e, ts_block_input(g->block, i)), LLVMBuildInBoundsGEP2(e->b, e->t_iv, e->args, &idx, 1, ""));
+  }
+  if (!ts_en_block(e, g->block))
+    return false;
+  for (uint32_t j = 0; j < nout; j++) {
+    LLVMValueRef idx = ts_en_i64(e, j);
+    ts_en_copy(e, LLVMBuildInBoundsGEP2(e->b, e->t_iv, e->rets, &idx, 1, ""), ts_en_slot(e, ts_block_output(g->block, j)));
+  }
+  LLVMBuildBr(e->b, done);
+  /* both ways out release the whole frame (released slots are None) */
+  for (int w = 0; w < 2; w++) {
+    LLVMBasicBlockRef from = w ? done : e->fail;
+    LLVMPositionBuilderAtEnd(e->b, from);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(m->ctx, e->fn, "free");
+    LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(m->ctx, e->fn, "ret");
+    LLVMBuildBr(e->b, loop);
+    LLVMPositionBuilderAtEnd(e->b, loop);
+    LLVMValueRef i = LLVMBuildPhi(e->b, m->t_i64, "");
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(e->b, e->t_iv, e->frame, &i, 1, "");
+    LLVMBuildCall2(e->b, e->ty_slot1, e->f_release, &p, 1, "");
+    LLVMValueRef in = LLVMBuildAdd(e->b, i, ts_en_i64(e, 1), "");
+    LLVMValueRef zero = ts_en_i64(e, 0);
+    LLVMAddIncoming(i, &zero, &from, 1);
+    LLVMAddIncoming(i, &in, &loop, 1);
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntULT, in, ts_en_i64(e, e->nslots), ""), loop, out);
+    LLVMPositionBuilderAtEnd(e->b, out);
+    LLVMBuildRet(e->b, LLVMConstInt(m->t_i1, (unsigned long long)w, 0));
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------- wrappers */
+
+typedef struct ts_en_wrap {
+  const char *suffix, *target;
+  int ret; /* 0 void, 1 i32, 2 i64, 3 ptr */
+  const char *params; /* p: ptr, i: i32 */
+} ts_en_wrap;
+
+static const ts_en_wrap ts_en_wraps[] = {
+    {"init", "ts_rt_aot_init", 1, ""},
+    {"release", "ts_rt_aot_release", 0, ""},
+    {"num_inputs", "ts_rt_aot_num_inputs", 1, ""},
+    {"num_outputs", "ts_rt_aot_num_outputs", 1, ""},
+    {"input_spec", "ts_rt_aot_input_spec", 1, "ip"},
+    {"output_spec", "ts_rt_aot_output_spec", 1, "ip"},
+    {"arena_size", "ts_rt_aot_arena_size", 2, ""},
+    {"set_threads", "ts_rt_aot_set_threads", 0, "i"},
+    {"run", "ts_rt_aot_run", 1, "pipip"},
+    {"run_static", "ts_rt_aot_run_static", 1, "pipipl"},
+    {"last_error", "ts_rt_aot_last_error", 3, ""},
+    {"last_bailout", "ts_rt_aot_last_bailout", 1, ""},
+};
+
+static void ts_en_wrappers(ts_en *e, LLVMValueRef desc) {
+  ts_cg_module *m = e->m;
+  for (size_t w = 0; w < sizeof ts_en_wraps / sizeof ts_en_wraps[0]; w++) {
+    const ts_en_wrap *x = &ts_en_wraps[w];
+    LLVMTypeRef ps[8], tps[8];
+    uint32_t np = 0;
+    for (const char *c = x->params; *c; c++)
+      ps[np++] = *c == 'p' ? m->t_ptr : *c == 'i' ? m->t_i32 : m->t_i64;
+    LLVMTypeRef rt = x->ret == 0 ? m->t_void : x->ret == 1 ? m->t_i32 : x->ret == 2 ? m->t_i64 : m->t_ptr;
+    tps[0] = m->t_ptr;
+    for (uint32_t i = 0; i < np; i++)
+      tps[i + 1] = ps[i];
+    LLVMTypeRef fty = LLVMFunctionType(rt, ps, np, 0), tty = LLVMFunctionType(rt, tps, np + 1, 0);
+    char name[128];
+    snprintf(name, sizeof name, "%s_%s", e->o->name, x->suffix);
+    LLVMValueRef f = LLVMAddFunction(m->mod, name, fty);
+    LLVMValueRef t = ts_cg_module_extern(m, x->target, tty);
+    LLVMPositionBuilderAtEnd(e->b, LLVMAppendBasicBlockInContext(m->ctx, f, ""));
+    LLVMValueRef a[8];
+    a[0] = desc;
+    for (uint32_t i = 0; i < np; i++)
+      a[i + 1] = LLVMGetParam(f, i);
+    LLVMValueRef r = LLVMBuildCall2(e->b, tty, t, a, np + 1, "");
+    if (x->ret == 0)
+      LLVMBuildRetVoid(e->b);
+    else
+      LLVMBuildRet(e->b, r);
+  }
+}
+
+/* ---------------------------------------------------------------- build */
+
+void ts_cg_stats_free(ts_cg_stats *st) {
+  ts_buf_free(&st->specs);
+  ts_buf_free(&st->notes);
+}
+
+static bool ts_en_lower_groups(ts_en *e, const ts_block *blk) {
+  for (const ts_node *n = ts_block_first(blk); n != blk->ret; n = n->next) {
+    for (uint32_t b = 0; b < n->nblocks; b++)
+      if (!ts_en_lower_groups(e, n->blocks[b]))
+        return false;
+    if (!ts_node_is(n, TS_K_prim_FusionGroup))
+      continue;
+    char name[96];
+    snprintf(name, sizeof name, "%s.kernel%u", e->o->name, e->num[n->id]);
+    ts_diag why = {0};
+    why.max_errors = 1;
+    e->kernel[n->id] = ts_cg_fusion_kernel(e->m, n, name, &why);
+    if (!e->kernel[n->id])
+      ts_buf_printf(&e->stats->notes, "fusion group %u (node %u) runs in the interpreter: %s", e->stats->ninterp_groups + 1,
+                    e->num[n->id], why.text.data ? why.text.data : "(no reason)\n");
+    ts_diag_free(&why);
+  }
+  return true;
+}
+
+bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg_options *o, uint64_t arena_heap,
+                       ts_cg_stats *stats, ts_diag *d) {
+  double t0 = ts_en_now();
+  ts_en e = {.m = m, .o = o, .d = d, .stats = stats};
+  ts_buf gtext = {0}, ftext = {0};
+  ts_en_weights w = {0};
+  ts_en_specs ins = {0}, outs = {0};
+  ts_node **tcn = NULL;
+  bool ok = false;
+  LLVMTypeRef ivf[2] = {m->t_i64, m->t_i32};
+  e.t_iv = LLVMStructTypeInContext(m->ctx, ivf, 2, 0);
+  e.b = LLVMCreateBuilderInContext(m->ctx);
+  ts_en_declare(&e);
+
+  if (!ts_en_split_tensor_lists(&e, g0->block) || (fb0 && !ts_en_split_tensor_lists(&e, fb0->block)))
+    goto out;
+  if (!(e.g = ts_en_reparse(&e, g0, "compiled graph", &gtext)))
+    goto out;
+  if (fb0 && !(e.fb = ts_en_reparse(&e, fb0, "fallback graph", &ftext)))
+    goto out;
+  ts_graph *g = e.g;
+
+  /* weights: the graph's tensor constants, then the fallback's */
+  uint32_t nt = ts_rt_aot_tensor_consts(g, NULL), nf = e.fb ? ts_rt_aot_tensor_consts(e.fb, NULL) : 0;
+  if (!(tcn = calloc(nt + nf + 1, sizeof *tcn))) {
+    ts_en_oom(&e);
+    goto out;
+  }
+  ts_rt_aot_tensor_consts(g, tcn);
+  if (e.fb)
+    ts_rt_aot_tensor_consts(e.fb, tcn + nt);
+  if (!ts_en_weights_add(&e, &w, tcn, nt + nf))
+    goto out;
+  stats->weight_bytes = w.bytes.len;
+
+  /* numbering, slots */
+  uint32_t nn = ts_rt_aot_number_nodes(g, NULL);
+  ts_node **nodes = calloc(nn + 1, sizeof *nodes);
+  e.num = calloc(g->next_node_id + 1, sizeof *e.num);
+  e.kernel = calloc(g->next_node_id + 1, sizeof *e.kernel);
+  e.pos = calloc(g->next_node_id + 1, sizeof *e.pos);
+  e.slot = malloc((g->next_value_id + 1) * sizeof *e.slot);
+  if (!nodes || !e.num || !e.kernel || !e.slot || !e.pos) {
+    free(nodes);
+    ts_en_oom(&e);
+    goto out;
+  }
+  ts_rt_aot_number_nodes(g, nodes);
+  for (uint32_t i = 0; i < nn; i++) {
+    e.num[nodes[i]->id] = i;
+  }
+  free(nodes);
+  memset(e.slot, 0xff, (g->next_value_id + 1) * sizeof *e.slot);
+  ts_en_number_values(&e, g->block);
+  stats->nnodes = nn;
+
+  /* specs */
+  bool has_self = ts_block_ninputs(g->block) && ts_block_input(g->block, 0)->type->kind == TS_TY_CLASS;
+  for (uint32_t i = has_self; i < ts_block_ninputs(g->block); i++)
+    if (!ts_en_spec_of(&ins, ts_block_input(g->block, i)->type, false)) {
+      ts_en_oom(&e);
+      goto out;
+    }
+  if (ins.dynamic) {
+    ts_diag_error(d, "forward takes an argument that is not a tensor, int, float or bool: the C ABI cannot pass it");
+    goto out;
+  }
+  for (uint32_t i = 0; i < ts_block_noutputs(g->block); i++)
+    if (!ts_en_spec_of(&outs, ts_block_output(g->block, i)->type, true)) {
+      ts_en_oom(&e);
+      goto out;
+    }
+  for (uint32_t i = 0; i < ins.n; i++) {
+    ts_buf_printf(&stats->specs, "input %u: ", i);
+    ts_en_spec_text(&stats->specs, &ins.v[i]);
+    ts_buf_putc(&stats->specs, '\n');
+  }
+  if (outs.dynamic)
+    ts_buf_puts(&stats->specs, "outputs: known when the model runs\n");
+  else
+    for (uint32_t i = 0; i < outs.n; i++) {
+      ts_buf_printf(&stats->specs, "output %u: ", i);
+      ts_en_spec_text(&stats->specs, &outs.v[i]);
+      ts_buf_putc(&stats->specs, '\n');
+    }
+
+  /* the entry function, unless some node can only run in the interpreter */
+  ts_diag why = {0};
+  bool compiled = ts_en_supported(g->block, &why);
+  if (!compiled) {
+    stats->interp_only = true;
+    ts_buf_printf(&stats->notes, "the graph runs in the embedded interpreter: %s",
+                  why.text.data ? why.text.data : "\n");
+  }
+  ts_diag_free(&why);
+  if (compiled) {
+    if (!ts_en_lower_groups(&e, g->block))
+      goto out;
+    if (!(e.alias = ts_alias_db_new(g, d)))
+      goto out;
+    if (!ts_cg_memplan_build(g, ts_en_plan_want, ts_en_plan_inplace, &e, &e.plan, d))
+      goto out;
+    stats->arena_plan_bytes = e.plan.arena_size;
+    stats->nplanned = e.plan.nplanned;
+    stats->ninplace = e.plan.ninplace;
+    if (!ts_en_entry(&e))
+      goto out;
+  }
+  stats->arena_heap_bytes = arena_heap;
+
+  /* the descriptor */
+  {
+    char name[96];
+    snprintf(name, sizeof name, "%s.name", o->name);
+    LLVMValueRef gname = ts_en_cstring(&e, name, o->name, strlen(o->name));
+    snprintf(name, sizeof name, "%s.graph", o->name);
+    LLVMValueRef ggraph = ts_en_cstring(&e, name, gtext.data, gtext.len);
+    LLVMValueRef gfb = LLVMConstNull(m->t_ptr);
+    if (e.fb) {
+      snprintf(name, sizeof name, "%s.fallback", o->name);
+      gfb = ts_en_cstring(&e, name, ftext.data, ftext.len);
+    }
+    snprintf(name, sizeof name, "%s.weights", o->name);
+    LLVMValueRef gw = ts_en_global_bytes(&e, name, w.bytes.data ? w.bytes.data : "", w.bytes.len, 64);
+    LLVMValueRef gtc = ts_en_tconst_table(&e, &w);
+    LLVMValueRef gin = ts_en_spec_table(&e, &ins, "inputs");
+    LLVMValueRef gout = ts_en_spec_table(&e, &outs, "outputs");
+    if (!gtc || !gin || !gout) {
+      ts_en_oom(&e);
+      goto out;
+    }
+    LLVMTypeRef P = m->t_ptr, I32 = m->t_i32, I64 = m->t_i64;
+    LLVMTypeRef df[22] = {I32, P, P, I64, P, I64, P, I64, P, I32, I32, I32, P, I32, P, I32, P, I64, I64, P, P, I64};
+    LLVMTypeRef dty = LLVMStructTypeInContext(m->ctx, df, 22, 0);
+    /* the runtime's struct, field for field */
+    static const size_t offs[22] = {
+        offsetof(ts_rt_aot_desc, abi),          offsetof(ts_rt_aot_desc, name),
+        offsetof(ts_rt_aot_desc, graph),        offsetof(ts_rt_aot_desc, graph_len),
+        offsetof(ts_rt_aot_desc, fallback),     offsetof(ts_rt_aot_desc, fallback_len),
+        offsetof(ts_rt_aot_desc, weights),      offsetof(ts_rt_aot_desc, weights_len),
+        offsetof(ts_rt_aot_desc, tconsts),      offsetof(ts_rt_aot_desc, ntconsts_graph),
+        offsetof(ts_rt_aot_desc, ntconsts_fallback), offsetof(ts_rt_aot_desc, nnodes),
+        offsetof(ts_rt_aot_desc, entry),        offsetof(ts_rt_aot_desc, ninputs),
+        offsetof(ts_rt_aot_desc, inputs),       offsetof(ts_rt_aot_desc, noutputs),
+        offsetof(ts_rt_aot_desc, outputs),      offsetof(ts_rt_aot_desc, arena_plan),
+        offsetof(ts_rt_aot_desc, arena_heap),   offsetof(ts_rt_aot_desc, state),
+        offsetof(ts_rt_aot_desc, archive),      offsetof(ts_rt_aot_desc, archive_len)};
+    for (unsigned i = 0; i < 22; i++)
+      if (LLVMOffsetOfElement(m->td, dty, i) != offs[i]) {
+        ts_diag_error(d, "internal error: the descriptor's field %u is at %llu, the runtime has it at %zu", i,
+                      (unsigned long long)LLVMOffsetOfElement(m->td, dty, i), offs[i]);
+        goto out;
+      }
+    /* a graph the entry function cannot run may need the module itself */
+    LLVMValueRef garch = LLVMConstNull(P);
+    uint64_t archive_len = 0;
+    if (!compiled && o->archive) {
+      snprintf(name, sizeof name, "%s.archive", o->name);
+      garch = ts_en_global_bytes(&e, name, o->archive, o->archive_len, 64);
+      archive_len = o->archive_len;
+      stats->archive_bytes = archive_len;
+    }
+    LLVMValueRef f[22] = {ts_en_i32(&e, TS_RT_AOT_ABI),
+                          gname,
+                          ggraph,
+                          ts_en_i64(&e, (int64_t)gtext.len),
+                          gfb,
+                          ts_en_i64(&e, (int64_t)ftext.len),
+                          gw,
+                          ts_en_i64(&e, (int64_t)w.bytes.len),
+                          gtc,
+                          ts_en_i32(&e, nt),
+                          ts_en_i32(&e, nf),
+                          ts_en_i32(&e, nn),
+                          compiled ? e.fn : LLVMConstNull(P),
+                          ts_en_i32(&e, ins.n),
+                          gin,
+                          ts_en_i32(&e, outs.dynamic ? UINT32_MAX : outs.n),
+                          gout,
+                          ts_en_i64(&e, (int64_t)stats->arena_plan_bytes),
+                          ts_en_i64(&e, (int64_t)arena_heap),
+                          LLVMConstNull(P),
+                          garch,
+                          ts_en_i64(&e, (int64_t)archive_len)};
+    snprintf(name, sizeof name, "%s.desc", o->name);
+    LLVMValueRef desc = LLVMAddGlobal(m->mod, dty, name);
+    LLVMSetInitializer(desc, LLVMConstNamedStruct(dty, f, 22));
+    LLVMSetLinkage(desc, LLVMPrivateLinkage);
+    ts_en_wrappers(&e, desc);
+    if (o->shared) {
+      LLVMValueRef gn = ts_en_cstring(&e, "tsaot_model_name", o->name, strlen(o->name));
+      LLVMSetLinkage(gn, LLVMExternalLinkage);
+    }
+  }
+  stats->t_codegen = ts_en_now() - t0;
+  ok = true;
+out:
+  if (e.b)
+    LLVMDisposeBuilder(e.b);
+  ts_alias_db_free(e.alias);
+  ts_cg_memplan_free(&e.plan);
+  free(e.num);
+  free(e.kernel);
+  free(e.pos);
+  free(e.slot);
+  free(tcn);
+  free(w.ents);
+  free(w.tc);
+  ts_buf_free(&w.bytes);
+  ts_en_specs_free(&ins);
+  ts_en_specs_free(&outs);
+  ts_buf_free(&gtext);
+  ts_buf_free(&ftext);
+  ts_graph_free(e.g);
+  ts_graph_free(e.fb);
+  return ok;
+}

@@ -1,0 +1,1758 @@
+/* codegen/fusion.c: a prim::FusionGroup (passes/fuse.c) as one native
+ * kernel, `void NAME(const ts_cg_kargs *a, int64_t begin, int64_t end)`.
+ *
+ * Each node of the group's Subgraph is planned first (its op, the dtype it
+ * computes in, its parameters), with the checks of the runtime's kernel for
+ * it (runtime/kernels/pointwise.c); a group with anything the table lacks,
+ * or that the interpreter would refuse with an error, is not compiled and
+ * the caller runs it in the interpreter. Then the loop body is emitted,
+ * node by node, as the runtime computes: operands are cast to the op's
+ * compute dtype (PyTorch's result_type over the IR types: tensor ranks
+ * decide dim/zero-dim, scalars are "wrapped numbers"), computed in float
+ * for float32, double for float64 and int64 for the integer dtypes and
+ * bool, and the result is cast to the op's output dtype before the next
+ * node reads it, so narrow integers wrap where the interpreter's do.
+ * Dtypes: float32, float64, int64, int32, int16, int8, uint8 and bool.
+ * float32 transcendentals come from codegen/math.c (a few ulp, vectorised);
+ * tan, asin, acos, atan, sinh, cosh and atan2 call the C library (exact, not
+ * vectorised).
+ *
+ * Two loops: with kargs->contig every tensor operand is contiguous with the
+ * output's shape and [begin, end) counts elements; otherwise it counts rows
+ * and each row's operand offsets come from the row index and the strides,
+ * the inner loop versioned on every varying operand having stride 1 (the
+ * vectoriser's case; operands broadcast along the last dimension, known
+ * from the types, are loaded once per row). The loops carry
+ * llvm.loop.parallel_accesses: an iteration reads its operands and then
+ * writes its outputs at its own index only, even when the memory plan gives
+ * an output the buffer of a same-shape input, so LLVM needs no runtime
+ * overlap checks (which would fail, and fall back to scalar code, for
+ * exactly that in-place case).
+ *
+ * Less than the interpreter (the group then runs there): float16, bfloat16
+ * and complex dtypes; integer division, remainder and fmod (their
+ * ZeroDivisionError); integer pow with a non-constant exponent; integer
+ * masks of masked_fill; non-constant op parameters (alpha, slopes, ...);
+ * aten::cat and prim::ConstantChunk inside a group; outputs of different
+ * sizes. Where PyTorch's CPU kernels differ from a literal formula, they are
+ * followed: pow by a constant 2, 3, -2, 0.5, -0.5 or -1 is x*x, x*x*x,
+ * 1/(x*x), sqrt, rsqrt and 1/x as in PowKernel.cpp (the interpreter calls
+ * pow). gelu is math.c's, computed in double: PyTorch's float formula
+ * x * 0.5 * (1 + erf(x / sqrt(2))) cancels below x = -2, where the two
+ * differ by up to ~1e-7 absolutely (the kernel is the accurate one). */
+#include "codegen.h"
+#include "passes.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/DebugInfo.h>
+#include <llvm-c/IRReader.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The most dimensions a kernel handles (the runtime's TS_RT_MAX_DIMS). */
+#define FZ_MAXDIM 64
+
+/* ------------------------------------------------------------------ ops */
+
+typedef enum fz_op {
+  /* unary */
+  FZ_ABS, FZ_NEG, FZ_EXP, FZ_LOG, FZ_LOG2, FZ_LOG10, FZ_LOG1P, FZ_EXPM1, FZ_SQRT, FZ_RSQRT, FZ_SIN, FZ_COS,
+  FZ_TAN, FZ_ASIN, FZ_ACOS, FZ_ATAN, FZ_SINH, FZ_COSH, FZ_TANH, FZ_SIGMOID, FZ_RELU, FZ_GELU, FZ_GELU_TANH,
+  FZ_SILU, FZ_MISH, FZ_HARDSWISH, FZ_HARDSIGMOID, FZ_HARDTANH, FZ_ELU, FZ_LEAKY_RELU, FZ_SOFTPLUS, FZ_ERF,
+  FZ_FLOOR, FZ_CEIL, FZ_ROUND, FZ_ROUND_DEC, FZ_TRUNC, FZ_FRAC, FZ_SIGN, FZ_RECIPROCAL, FZ_SQUARE,
+  FZ_LOGICAL_NOT, FZ_BITWISE_NOT, FZ_ISNAN, FZ_ISINF, FZ_ISFINITE, FZ_THRESHOLD, FZ_COPY,
+  /* binary */
+  FZ_ADD, FZ_SUB, FZ_MUL, FZ_DIV, FZ_DIV_TRUNC, FZ_DIV_FLOOR, FZ_REMAINDER, FZ_FMOD, FZ_POW, FZ_MAXIMUM,
+  FZ_MINIMUM, FZ_ATAN2, FZ_BAND, FZ_BOR, FZ_BXOR, FZ_LAND, FZ_LOR, FZ_LXOR, FZ_EQ, FZ_NE, FZ_LT, FZ_LE, FZ_GT,
+  FZ_GE, FZ_CLAMP_MIN, FZ_CLAMP_MAX,
+  /* ternary */
+  FZ_CLAMP, FZ_WHERE, FZ_LERP, FZ_ADDCMUL, FZ_ADDCDIV,
+  FZ_NOPS,
+  /* aliases resolved while planning */
+  FZ_SELU, FZ_RELU6, FZ_RSUB, FZ_DIV_MODE,
+} fz_op;
+
+/* The runtime's dtype rules per op (pointwise.c's PF_ flags). */
+enum {
+  FZ_PROMOTE = 1,  /* integral/bool inputs compute in float32 */
+  FZ_NOINT = 2,    /* refused on integral and bool dtypes */
+  FZ_NOBOOL = 4,   /* refused on bool */
+  FZ_INTONLY = 8,  /* refused on floating dtypes */
+  FZ_BOOLOUT = 16, /* the result is bool */
+  FZ_FLOATONLY = 32, /* lowered for floating compute dtypes only (integer forms raise or are not lowered) */
+};
+
+typedef struct fz_desc {
+  const char *kname; /* the ATen kernel's name, for reasons */
+  uint8_t flags;
+} fz_desc;
+
+static const fz_desc fz_descs[FZ_NOPS] = {
+    [FZ_ABS] = {"abs_cpu", FZ_NOBOOL},
+    [FZ_NEG] = {"neg_cpu", 0},
+    [FZ_EXP] = {"exp_vml_cpu", FZ_PROMOTE},
+    [FZ_LOG] = {"log_vml_cpu", FZ_PROMOTE},
+    [FZ_LOG2] = {"log2_vml_cpu", FZ_PROMOTE},
+    [FZ_LOG10] = {"log10_vml_cpu", FZ_PROMOTE},
+    [FZ_LOG1P] = {"log1p_vml_cpu", FZ_PROMOTE},
+    [FZ_EXPM1] = {"expm1_vml_cpu", FZ_PROMOTE},
+    [FZ_SQRT] = {"sqrt_vml_cpu", FZ_PROMOTE},
+    [FZ_RSQRT] = {"rsqrt_cpu", FZ_PROMOTE},
+    [FZ_SIN] = {"sin_vml_cpu", FZ_PROMOTE},
+    [FZ_COS] = {"cos_vml_cpu", FZ_PROMOTE},
+    [FZ_TAN] = {"tan_vml_cpu", FZ_PROMOTE},
+    [FZ_ASIN] = {"asin_vml_cpu", FZ_PROMOTE},
+    [FZ_ACOS] = {"acos_vml_cpu", FZ_PROMOTE},
+    [FZ_ATAN] = {"atan_vml_cpu", FZ_PROMOTE},
+    [FZ_SINH] = {"sinh_cpu", FZ_PROMOTE},
+    [FZ_COSH] = {"cosh_cpu", FZ_PROMOTE},
+    [FZ_TANH] = {"tanh_vml_cpu", FZ_PROMOTE},
+    [FZ_SIGMOID] = {"sigmoid_cpu", FZ_PROMOTE},
+    [FZ_RELU] = {"clamp_min_cpu", FZ_NOBOOL},
+    [FZ_GELU] = {"GeluKernelImpl", FZ_NOINT},
+    [FZ_GELU_TANH] = {"GeluKernelImpl", FZ_NOINT},
+    [FZ_SILU] = {"silu_cpu", FZ_NOINT},
+    [FZ_MISH] = {"mish_cpu", FZ_NOINT},
+    [FZ_HARDSWISH] = {"hardswish_cpu", FZ_NOINT},
+    [FZ_HARDSIGMOID] = {"hardsigmoid_cpu", FZ_NOINT},
+    [FZ_HARDTANH] = {"clamp_scalar_cpu", FZ_NOBOOL},
+    [FZ_ELU] = {"elu_cpu", FZ_NOINT},
+    [FZ_LEAKY_RELU] = {"leaky_relu_cpu", FZ_NOINT},
+    [FZ_SOFTPLUS] = {"softplus_cpu", FZ_NOINT},
+    [FZ_ERF] = {"erf_vml_cpu", FZ_PROMOTE},
+    [FZ_FLOOR] = {"floor_vml_cpu", FZ_NOBOOL},
+    [FZ_CEIL] = {"ceil_vml_cpu", FZ_NOBOOL},
+    [FZ_ROUND] = {"round_vml_cpu", FZ_NOBOOL},
+    [FZ_ROUND_DEC] = {"round_cpu", FZ_NOINT},
+    [FZ_TRUNC] = {"trunc_vml_cpu", FZ_NOBOOL},
+    [FZ_FRAC] = {"frac_cpu", FZ_NOINT},
+    [FZ_SIGN] = {"sign_cpu", 0},
+    [FZ_RECIPROCAL] = {"reciprocal_cpu", FZ_PROMOTE},
+    [FZ_SQUARE] = {"square", 0},
+    [FZ_LOGICAL_NOT] = {"logical_not_cpu", FZ_BOOLOUT},
+    [FZ_BITWISE_NOT] = {"bitwise_not_cpu", FZ_INTONLY},
+    [FZ_ISNAN] = {"isnan", FZ_BOOLOUT},
+    [FZ_ISINF] = {"isinf", FZ_BOOLOUT},
+    [FZ_ISFINITE] = {"isfinite", FZ_BOOLOUT},
+    [FZ_THRESHOLD] = {"threshold_cpu", FZ_NOBOOL},
+    [FZ_COPY] = {"copy_", 0},
+    [FZ_ADD] = {"add_cpu", 0},
+    [FZ_SUB] = {"sub_cpu", 0},
+    [FZ_MUL] = {"mul_cpu", 0},
+    [FZ_DIV] = {"div_true_cpu", FZ_PROMOTE},
+    [FZ_DIV_TRUNC] = {"div_trunc_cpu", FZ_NOBOOL | FZ_FLOATONLY},
+    [FZ_DIV_FLOOR] = {"div_floor_cpu", FZ_NOBOOL | FZ_FLOATONLY},
+    [FZ_REMAINDER] = {"remainder_cpu", FZ_NOBOOL | FZ_FLOATONLY},
+    [FZ_FMOD] = {"fmod_cpu", FZ_NOBOOL | FZ_FLOATONLY},
+    [FZ_POW] = {"pow", FZ_NOBOOL},
+    [FZ_MAXIMUM] = {"maximum_cpu", 0},
+    [FZ_MINIMUM] = {"minimum_cpu", 0},
+    [FZ_ATAN2] = {"atan2_cpu", FZ_PROMOTE},
+    [FZ_BAND] = {"bitwise_and_cpu", FZ_INTONLY},
+    [FZ_BOR] = {"bitwise_or_cpu", FZ_INTONLY},
+    [FZ_BXOR] = {"bitwise_xor_cpu", FZ_INTONLY},
+    [FZ_LAND] = {"logical_and_cpu", FZ_BOOLOUT},
+    [FZ_LOR] = {"logical_or_cpu", FZ_BOOLOUT},
+    [FZ_LXOR] = {"logical_xor_cpu", FZ_BOOLOUT},
+    [FZ_EQ] = {"eq_cpu", FZ_BOOLOUT},
+    [FZ_NE] = {"ne_cpu", FZ_BOOLOUT},
+    [FZ_LT] = {"lt_cpu", FZ_BOOLOUT},
+    [FZ_LE] = {"le_cpu", FZ_BOOLOUT},
+    [FZ_GT] = {"gt_cpu", FZ_BOOLOUT},
+    [FZ_GE] = {"ge_cpu", FZ_BOOLOUT},
+    [FZ_CLAMP_MIN] = {"clamp_min_cpu", 0},
+    [FZ_CLAMP_MAX] = {"clamp_max_cpu", 0},
+    [FZ_CLAMP] = {"clamp_cpu", 0},
+    [FZ_WHERE] = {"where_cpu", 0},
+    [FZ_LERP] = {"lerp_kernel_scalar", FZ_NOINT},
+    [FZ_ADDCMUL] = {"addcmul_cpu_out", FZ_NOBOOL},
+    [FZ_ADDCDIV] = {"addcdiv_cpu_out", FZ_NOBOOL | FZ_FLOATONLY},
+};
+
+/* How a kind's arguments are laid out (the runtime kernel's wrapper). */
+typedef enum fz_family {
+  FZ_F_UNARY,  /* self, then Scalar parameters */
+  FZ_F_BINARY, /* self, other (Tensor or Scalar), then alpha or rounding_mode */
+  FZ_F_CLAMP,  /* clamp (both bounds, either may be None), clamp_min, clamp_max */
+  FZ_F_WHERE,
+  FZ_F_MASKED_FILL,
+  FZ_F_LERP,
+  FZ_F_ADDC,
+  FZ_F_TYPE_AS,
+} fz_family;
+
+typedef struct fz_kind {
+  ts_kind kind;
+  uint8_t fam; /* fz_family */
+  uint8_t op;  /* fz_op (clamp: 0 both, 1 min, 2 max) */
+} fz_kind;
+
+static const fz_kind fz_kinds[] = {
+    {TS_K_aten_abs, FZ_F_UNARY, FZ_ABS},
+    {TS_K_aten_neg, FZ_F_UNARY, FZ_NEG},
+    {TS_K_aten_exp, FZ_F_UNARY, FZ_EXP},
+    {TS_K_aten_log, FZ_F_UNARY, FZ_LOG},
+    {TS_K_aten_log2, FZ_F_UNARY, FZ_LOG2},
+    {TS_K_aten_log10, FZ_F_UNARY, FZ_LOG10},
+    {TS_K_aten_log1p, FZ_F_UNARY, FZ_LOG1P},
+    {TS_K_aten_expm1, FZ_F_UNARY, FZ_EXPM1},
+    {TS_K_aten_sqrt, FZ_F_UNARY, FZ_SQRT},
+    {TS_K_aten_rsqrt, FZ_F_UNARY, FZ_RSQRT},
+    {TS_K_aten_sin, FZ_F_UNARY, FZ_SIN},
+    {TS_K_aten_cos, FZ_F_UNARY, FZ_COS},
+    {TS_K_aten_tan, FZ_F_UNARY, FZ_TAN},
+    {TS_K_aten_asin, FZ_F_UNARY, FZ_ASIN},
+    {TS_K_aten_acos, FZ_F_UNARY, FZ_ACOS},
+    {TS_K_aten_atan, FZ_F_UNARY, FZ_ATAN},
+    {TS_K_aten_sinh, FZ_F_UNARY, FZ_SINH},
+    {TS_K_aten_cosh, FZ_F_UNARY, FZ_COSH},
+    {TS_K_aten_tanh, FZ_F_UNARY, FZ_TANH},
+    {TS_K_aten_sigmoid, FZ_F_UNARY, FZ_SIGMOID},
+    {TS_K_aten_relu, FZ_F_UNARY, FZ_RELU},
+    {TS_K_aten_relu6, FZ_F_UNARY, FZ_RELU6},
+    {TS_K_aten_gelu, FZ_F_UNARY, FZ_GELU},
+    {TS_K_aten_silu, FZ_F_UNARY, FZ_SILU},
+    {TS_K_aten_mish, FZ_F_UNARY, FZ_MISH},
+    {TS_K_aten_hardswish, FZ_F_UNARY, FZ_HARDSWISH},
+    {TS_K_aten_hardsigmoid, FZ_F_UNARY, FZ_HARDSIGMOID},
+    {TS_K_aten_hardtanh, FZ_F_UNARY, FZ_HARDTANH},
+    {TS_K_aten_elu, FZ_F_UNARY, FZ_ELU},
+    {TS_K_aten_selu, FZ_F_UNARY, FZ_SELU},
+    {TS_K_aten_leaky_relu, FZ_F_UNARY, FZ_LEAKY_RELU},
+    {TS_K_aten_softplus, FZ_F_UNARY, FZ_SOFTPLUS},
+    {TS_K_aten_erf, FZ_F_UNARY, FZ_ERF},
+    {TS_K_aten_floor, FZ_F_UNARY, FZ_FLOOR},
+    {TS_K_aten_ceil, FZ_F_UNARY, FZ_CEIL},
+    {TS_K_aten_round, FZ_F_UNARY, FZ_ROUND},
+    {TS_K_aten_trunc, FZ_F_UNARY, FZ_TRUNC},
+    {TS_K_aten_frac, FZ_F_UNARY, FZ_FRAC},
+    {TS_K_aten_sign, FZ_F_UNARY, FZ_SIGN},
+    {TS_K_aten_reciprocal, FZ_F_UNARY, FZ_RECIPROCAL},
+    {TS_K_aten_square, FZ_F_UNARY, FZ_SQUARE},
+    {TS_K_aten_logical_not, FZ_F_UNARY, FZ_LOGICAL_NOT},
+    {TS_K_aten_bitwise_not, FZ_F_UNARY, FZ_BITWISE_NOT},
+    {TS_K_aten_isnan, FZ_F_UNARY, FZ_ISNAN},
+    {TS_K_aten_isinf, FZ_F_UNARY, FZ_ISINF},
+    {TS_K_aten_isfinite, FZ_F_UNARY, FZ_ISFINITE},
+    {TS_K_aten_threshold, FZ_F_UNARY, FZ_THRESHOLD},
+    {TS_K_aten_add, FZ_F_BINARY, FZ_ADD},
+    {TS_K_aten_sub, FZ_F_BINARY, FZ_SUB},
+    {TS_K_aten_rsub, FZ_F_BINARY, FZ_RSUB},
+    {TS_K_aten_mul, FZ_F_BINARY, FZ_MUL},
+    {TS_K_aten_div, FZ_F_BINARY, FZ_DIV_MODE},
+    {TS_K_aten_true_divide, FZ_F_BINARY, FZ_DIV},
+    {TS_K_aten_floor_divide, FZ_F_BINARY, FZ_DIV_FLOOR},
+    {TS_K_aten_remainder, FZ_F_BINARY, FZ_REMAINDER},
+    {TS_K_aten_fmod, FZ_F_BINARY, FZ_FMOD},
+    {TS_K_aten_pow, FZ_F_BINARY, FZ_POW},
+    {TS_K_aten_maximum, FZ_F_BINARY, FZ_MAXIMUM},
+    {TS_K_aten_minimum, FZ_F_BINARY, FZ_MINIMUM},
+    {TS_K_aten_atan2, FZ_F_BINARY, FZ_ATAN2},
+    {TS_K_aten_bitwise_and, FZ_F_BINARY, FZ_BAND},
+    {TS_K_aten_bitwise_or, FZ_F_BINARY, FZ_BOR},
+    {TS_K_aten_bitwise_xor, FZ_F_BINARY, FZ_BXOR},
+    {TS_K_aten___and__, FZ_F_BINARY, FZ_BAND},
+    {TS_K_aten___or__, FZ_F_BINARY, FZ_BOR},
+    {TS_K_aten___xor__, FZ_F_BINARY, FZ_BXOR},
+    {TS_K_aten_logical_and, FZ_F_BINARY, FZ_LAND},
+    {TS_K_aten_logical_or, FZ_F_BINARY, FZ_LOR},
+    {TS_K_aten_logical_xor, FZ_F_BINARY, FZ_LXOR},
+    {TS_K_aten_eq, FZ_F_BINARY, FZ_EQ},
+    {TS_K_aten_ne, FZ_F_BINARY, FZ_NE},
+    {TS_K_aten_lt, FZ_F_BINARY, FZ_LT},
+    {TS_K_aten_le, FZ_F_BINARY, FZ_LE},
+    {TS_K_aten_gt, FZ_F_BINARY, FZ_GT},
+    {TS_K_aten_ge, FZ_F_BINARY, FZ_GE},
+    {TS_K_aten_clamp, FZ_F_CLAMP, 0},
+    {TS_K_aten_clamp_min, FZ_F_CLAMP, 1},
+    {TS_K_aten_clamp_max, FZ_F_CLAMP, 2},
+    {TS_K_aten_where, FZ_F_WHERE, FZ_WHERE},
+    {TS_K_aten_masked_fill, FZ_F_MASKED_FILL, FZ_WHERE},
+    {TS_K_aten_lerp, FZ_F_LERP, FZ_LERP},
+    {TS_K_aten_addcmul, FZ_F_ADDC, FZ_ADDCMUL},
+    {TS_K_aten_addcdiv, FZ_F_ADDC, FZ_ADDCDIV},
+    {TS_K_aten_type_as, FZ_F_TYPE_AS, FZ_COPY},
+};
+
+/* --------------------------------------------------------------- values */
+
+enum { FZ_V_OTHER, FZ_V_TENSOR, FZ_V_SCALAR, FZ_V_NONE, FZ_V_STR };
+
+/* What planning knows about a value of the subgraph. */
+typedef struct fz_vi {
+  uint8_t cls;  /* FZ_V_* */
+  int8_t dt;    /* tensors: their dtype; scalars: int64, float64 or bool */
+  int32_t rank; /* tensors */
+  bool cst;     /* a prim::Constant: c holds it */
+  ts_cval c;
+} fz_vi;
+
+static bool fz_dt_float(ts_dtype dt) { return dt == TS_DT_FLOAT32 || dt == TS_DT_FLOAT64; }
+
+/* The dtypes kernels compute on (no float16, bfloat16, complex). */
+static bool fz_dt_ok(ts_dtype dt) {
+  switch (dt) {
+  case TS_DT_FLOAT32: case TS_DT_FLOAT64: case TS_DT_INT64: case TS_DT_INT32: case TS_DT_INT16:
+  case TS_DT_INT8: case TS_DT_UINT8: case TS_DT_BOOL:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static bool fz_dt_unsigned(ts_dtype dt) { return dt == TS_DT_UINT8 || dt == TS_DT_BOOL; }
+
+static const char *fz_dt_name(ts_dtype dt) {
+  const char *s = ts_dtype_name(dt);
+  return s ? s : "Undefined";
+}
+
+/* A tensor type with dtype and every size known. */
+static bool fz_tensor_complete(const ts_type *t) {
+  if (!t || t->kind != TS_TY_TENSOR || !t->tensor)
+    return false;
+  const ts_tensor_info *ti = t->tensor;
+  if (ti->dtype == TS_DT_NONE || ti->rank < 0 || ti->rank > FZ_MAXDIM || (ti->rank > 0 && !ti->sizes))
+    return false;
+  for (int32_t i = 0; i < ti->rank; i++)
+    if (ti->sizes[i] < 0)
+      return false;
+  return true;
+}
+
+static fz_vi fz_info(const ts_value *v) {
+  fz_vi r;
+  memset(&r, 0, sizeof r);
+  r.cls = FZ_V_OTHER;
+  r.dt = TS_DT_NONE;
+  const ts_type *t = v->type;
+  if (ts_pass_const_get(v, &r.c)) {
+    r.cst = true;
+    switch (r.c.kind) {
+    case TS_CV_NONE: r.cls = FZ_V_NONE; break;
+    case TS_CV_STR: r.cls = FZ_V_STR; break;
+    case TS_CV_BOOL: r.cls = FZ_V_SCALAR, r.dt = TS_DT_BOOL; break;
+    case TS_CV_INT: r.cls = FZ_V_SCALAR, r.dt = TS_DT_INT64; break;
+    case TS_CV_FLOAT: r.cls = FZ_V_SCALAR, r.dt = TS_DT_FLOAT64; break;
+    default: r.cst = false; break;
+    }
+    return r;
+  }
+  if (!t)
+    return r;
+  if (t->kind == TS_TY_TENSOR) {
+    if (fz_tensor_complete(t)) {
+      r.cls = FZ_V_TENSOR;
+      r.dt = t->tensor->dtype;
+      r.rank = t->tensor->rank;
+    }
+  } else if (t->kind == TS_TY_INT) {
+    r.cls = FZ_V_SCALAR, r.dt = TS_DT_INT64;
+  } else if (t->kind == TS_TY_FLOAT) {
+    r.cls = FZ_V_SCALAR, r.dt = TS_DT_FLOAT64;
+  } else if (t->kind == TS_TY_BOOL) {
+    r.cls = FZ_V_SCALAR, r.dt = TS_DT_BOOL;
+  }
+  return r;
+}
+
+/* A constant scalar as the runtime's kernels read a Scalar parameter. */
+static bool fz_cst_double(const fz_vi *v, double *out) {
+  if (!v->cst || v->cls != FZ_V_SCALAR)
+    return false;
+  *out = v->c.kind == TS_CV_FLOAT ? v->c.f : (double)v->c.i;
+  return true;
+}
+
+/* float -> int64 as x86's conversion does out of range (pointwise.c's pw_d2i). */
+static int64_t fz_d2i(double v) {
+  if (!(v > -9223372036854775808.0 && v < 9223372036854775808.0))
+    return INT64_MIN;
+  return (int64_t)v;
+}
+
+/* ------------------------------------------------------------ result type */
+
+/* c10::promoteTypes over the supported dtypes (pointwise.c's pw_promote). */
+static ts_dtype fz_promote(ts_dtype a, ts_dtype b) {
+  if (a == TS_DT_NONE)
+    return b;
+  if (b == TS_DT_NONE || a == b)
+    return a;
+  if (a == TS_DT_BOOL)
+    return b;
+  if (b == TS_DT_BOOL)
+    return a;
+  bool fa = fz_dt_float(a), fb = fz_dt_float(b);
+  if (fa && fb)
+    return TS_DT_FLOAT64; /* a != b */
+  if (fa)
+    return a;
+  if (fb)
+    return b;
+  if (a == TS_DT_UINT8 || b == TS_DT_UINT8) {
+    ts_dtype o = a == TS_DT_UINT8 ? b : a;
+    return o == TS_DT_INT8 ? TS_DT_INT16 : o;
+  }
+  return ts_dtype_size(a) >= ts_dtype_size(b) ? a : b;
+}
+
+static ts_dtype fz_combine(ts_dtype higher, ts_dtype lower) {
+  if (fz_dt_float(higher))
+    return higher;
+  if (higher == TS_DT_BOOL || fz_dt_float(lower))
+    return fz_promote(higher, lower);
+  if (higher != TS_DT_NONE)
+    return higher;
+  return lower;
+}
+
+/* PyTorch's result_type: dimensioned tensors, then zero-dim tensors, then
+ * wrapped numbers (a float number counts as the default dtype, float32). */
+static ts_dtype fz_result_type(const fz_vi *const *ops, int n) {
+  ts_dtype dim = TS_DT_NONE, zero = TS_DT_NONE, wrapped = TS_DT_NONE;
+  for (int k = 0; k < n; k++) {
+    const fz_vi *v = ops[k];
+    if (v->cls == FZ_V_TENSOR) {
+      if (v->rank > 0)
+        dim = fz_promote(dim, (ts_dtype)v->dt);
+      else
+        zero = fz_promote(zero, (ts_dtype)v->dt);
+    } else if (v->cls == FZ_V_SCALAR) {
+      wrapped = fz_promote(wrapped, v->dt == TS_DT_FLOAT64 ? TS_DT_FLOAT32 : (ts_dtype)v->dt);
+    }
+  }
+  ts_dtype r = fz_combine(dim, fz_combine(zero, wrapped));
+  return r == TS_DT_NONE ? TS_DT_FLOAT32 : r;
+}
+
+/* ---------------------------------------------------------------- plans */
+
+/* where: masked_fill's form (its value cast to self's dtype as a copy). */
+enum { FZ_WHERE_FILL = 1 };
+
+/* pow by a constant exponent (PowKernel.cpp's specialisations). */
+enum { FZ_POW_ANY, FZ_POW_0, FZ_POW_1, FZ_POW_2, FZ_POW_3, FZ_POW_M2, FZ_POW_HALF, FZ_POW_MHALF, FZ_POW_M1 };
+
+/* One node, decided: what the emitter needs and nothing it must check. */
+typedef struct fz_plan {
+  uint8_t op;      /* fz_op */
+  uint8_t variant; /* pow: FZ_POW_*; where: FZ_WHERE_FILL or 0 */
+  int8_t cdt;      /* compute dtype (type_as: the source's) */
+  int8_t odt;      /* output dtype */
+  uint8_t nops;
+  const ts_value *ops[3];
+  double pd[3];   /* parameters as doubles (cast to a float compute dtype) */
+  int64_t pi[3];  /* the same for integer compute dtypes */
+} fz_plan;
+
+/* Planning state: the node and where reasons go. */
+typedef struct fz_pl {
+  const ts_node *n;
+  ts_diag *d;
+} fz_pl;
+
+/* Not lowered: "aten::op: " then msg, a and b (either may be NULL). */
+static bool fz_refuse(fz_pl *P, const char *msg, const char *a, const char *b) {
+  ts_diag_error(P->d, "%s: %s%s%s", P->n->kind_name ? P->n->kind_name : "?", msg, a ? a : "", b ? b : "");
+  return false;
+}
+
+/* The dtype check of op's flags on dtype dt (pointwise.c's pw_check_dtype);
+ * a refusal there is an error at run time, which the interpreter raises. */
+static bool fz_check_dtype(fz_pl *P, fz_op op, ts_dtype dt) {
+  unsigned f = fz_descs[op].flags;
+  bool bad = ((f & FZ_NOINT) && !fz_dt_float(dt)) || ((f & FZ_NOBOOL) && dt == TS_DT_BOOL) ||
+             ((f & FZ_INTONLY) && fz_dt_float(dt));
+  if (bad) {
+    ts_diag_error(P->d, "%s: \"%s\" not implemented for '%s' (left to the interpreter, which raises it)",
+                  P->n->kind_name, fz_descs[op].kname, fz_dt_name(dt));
+    return false;
+  }
+  if ((f & FZ_FLOATONLY) && !fz_dt_float(dt)) {
+    ts_diag_error(P->d, "%s: no lowering for integer %s (ZeroDivisionError is the interpreter's)", P->n->kind_name,
+                  fz_descs[op].kname);
+    return false;
+  }
+  return true;
+}
+
+/* pw_run: the compute dtype (given, or the operands' result type), its
+ * checks, promotion, the output dtype. */
+static bool fz_finish(fz_pl *P, fz_plan *p, fz_op op, ts_dtype cdt, const fz_vi *const *vi) {
+  if (cdt == TS_DT_NONE)
+    cdt = fz_result_type(vi, p->nops);
+  if (!fz_dt_ok(cdt))
+    return fz_refuse(P, "no lowering for dtype ", fz_dt_name(cdt), NULL);
+  ts_dtype kdt = cdt;
+  unsigned f = fz_descs[op].flags;
+  if ((f & FZ_PROMOTE) && !fz_dt_float(cdt))
+    cdt = TS_DT_FLOAT32;
+  if (!fz_check_dtype(P, op, kdt))
+    return false;
+  p->op = (uint8_t)op;
+  p->cdt = (int8_t)cdt;
+  p->odt = (int8_t)((f & FZ_BOOLOUT) ? TS_DT_BOOL : cdt);
+  return true;
+}
+
+static void fz_par3(fz_plan *p, double a, double b, double c) {
+  p->pd[0] = a, p->pd[1] = b, p->pd[2] = c;
+  for (int k = 0; k < 3; k++)
+    p->pi[k] = fz_d2i(p->pd[k]);
+}
+
+static bool fz_plan_unary(fz_pl *P, fz_plan *p, fz_op op, const fz_vi *vin) {
+  const ts_node *n = P->n;
+  const ts_schema *s = ts_node_schema(n);
+  if (vin[0].cls != FZ_V_TENSOR)
+    return fz_refuse(P, "no lowering for this overload", NULL, NULL);
+  bool dec = op == FZ_ROUND && s && strcmp(s->overload, "decimals") == 0;
+  if (s && s->overload[0] && !dec)
+    return fz_refuse(P, "no lowering for overload ", s->overload, NULL);
+  p->nops = 1;
+  p->ops[0] = n->inputs[0];
+  double par[3] = {0, 0, 0};
+  if (op == FZ_GELU) {
+    if (n->ninputs < 2 || vin[1].cls != FZ_V_STR)
+      return fz_refuse(P, "approximate is not a constant string", NULL, NULL);
+    if (vin[1].c.len == 4 && memcmp(vin[1].c.s, "tanh", 4) == 0)
+      op = FZ_GELU_TANH;
+    else if (!(vin[1].c.len == 4 && memcmp(vin[1].c.s, "none", 4) == 0))
+      return fz_refuse(P, "approximate argument must be either none or tanh", NULL, NULL);
+  } else if (dec) {
+    op = FZ_ROUND_DEC;
+    if (n->ninputs < 2 || !vin[1].cst || vin[1].cls != FZ_V_SCALAR || vin[1].dt == TS_DT_FLOAT64)
+      return fz_refuse(P, "decimals is not a constant int", NULL, NULL);
+  } else {
+    for (uint32_t k = 1; k < n->ninputs && k < 4; k++)
+      if (!fz_cst_double(&vin[k], &par[k - 1]))
+        return fz_refuse(P, "no lowering for a non-constant parameter", NULL, NULL);
+  }
+  fz_par3(p, par[0], par[1], par[2]);
+  if (dec)
+    p->pi[0] = vin[1].c.i;
+  if (op == FZ_RELU6) {
+    op = FZ_HARDTANH;
+    fz_par3(p, 0, 6, 0);
+  } else if (op == FZ_SELU) {
+    op = FZ_ELU;
+    fz_par3(p, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946, 1);
+  }
+  ts_dtype dt = (ts_dtype)vin[0].dt, cdt = TS_DT_NONE;
+  if (op == FZ_NEG && dt == TS_DT_BOOL)
+    return fz_refuse(P, "negation of a bool tensor is an error (left to the interpreter)", NULL, NULL);
+  if (op == FZ_ROUND_DEC && !fz_dt_float(dt))
+    return fz_refuse(P, "round with decimals on an integer dtype is an error (left to the interpreter)", NULL, NULL);
+  if (op == FZ_SQUARE && dt == TS_DT_BOOL)
+    cdt = TS_DT_INT64;
+  if (op == FZ_HARDTANH || op == FZ_THRESHOLD) {
+    if (!fz_check_dtype(P, op, dt))
+      return false;
+    if (op == FZ_HARDTANH && dt == TS_DT_UINT8 && (p->pi[0] < 0 || p->pi[1] < 0))
+      return fz_refuse(P, "hardtanh on an unsigned type with negative limits is an error", NULL, NULL);
+    cdt = dt;
+  }
+  const fz_vi *ops[1] = {&vin[0]};
+  return fz_finish(P, p, op, cdt, ops);
+}
+
+/* The exponent's specialisation, when it is a constant number. */
+static uint8_t fz_pow_variant(const fz_vi *e) {
+  double x;
+  if (!fz_cst_double(e, &x))
+    return FZ_POW_ANY;
+  if (x == 0) return FZ_POW_0;
+  if (x == 1) return FZ_POW_1;
+  if (x == 2) return FZ_POW_2;
+  if (x == 3) return FZ_POW_3;
+  if (x == -2) return FZ_POW_M2;
+  if (x == 0.5) return FZ_POW_HALF;
+  if (x == -0.5) return FZ_POW_MHALF;
+  if (x == -1) return FZ_POW_M1;
+  return FZ_POW_ANY;
+}
+
+static bool fz_plan_binary(fz_pl *P, fz_plan *p, fz_op op, const fz_vi *vin) {
+  const ts_node *n = P->n;
+  const ts_schema *s = ts_node_schema(n);
+  if (!s || n->ninputs < 2)
+    return fz_refuse(P, "no lowering for this overload", NULL, NULL);
+  const fz_vi *a = &vin[0], *b = &vin[1];
+  if ((a->cls != FZ_V_TENSOR && a->cls != FZ_V_SCALAR) || (b->cls != FZ_V_TENSOR && b->cls != FZ_V_SCALAR) ||
+      (a->cls != FZ_V_TENSOR && b->cls != FZ_V_TENSOR))
+    return fz_refuse(P, "no lowering for overload ", s->overload[0] ? s->overload : "(default)", NULL);
+  if (strstr(s->overload, "out"))
+    return fz_refuse(P, "no lowering for overload ", s->overload, NULL);
+  bool has_alpha = op == FZ_ADD || op == FZ_SUB || op == FZ_RSUB;
+  const fz_vi *alpha = has_alpha && n->ninputs > 2 ? &vin[2] : NULL;
+  if (op == FZ_DIV_MODE) {
+    op = FZ_DIV;
+    if (n->ninputs > 2) {
+      const fz_vi *m = &vin[2];
+      if (m->cls == FZ_V_STR && m->c.len == 5 && memcmp(m->c.s, "trunc", 5) == 0)
+        op = FZ_DIV_TRUNC;
+      else if (m->cls == FZ_V_STR && m->c.len == 5 && memcmp(m->c.s, "floor", 5) == 0)
+        op = FZ_DIV_FLOOR;
+      else if (m->cls != FZ_V_NONE)
+        return fz_refuse(P, "rounding_mode is not None, 'trunc' or 'floor'", NULL, NULL);
+    }
+  }
+  int i0 = 0, i1 = 1;
+  if (op == FZ_RSUB) {
+    i0 = 1, i1 = 0;
+    op = FZ_SUB;
+  }
+  p->nops = 2;
+  p->ops[0] = n->inputs[i0];
+  p->ops[1] = n->inputs[i1];
+  const fz_vi *ops[2] = {&vin[i0], &vin[i1]};
+  ts_dtype cdt = fz_result_type(ops, 2);
+  fz_par3(p, 1, 0, 0);
+  if (op == FZ_ADD || op == FZ_SUB) {
+    if (op == FZ_SUB && (ops[0]->dt == TS_DT_BOOL || ops[1]->dt == TS_DT_BOOL))
+      return fz_refuse(P, "subtraction with a bool operand is an error (left to the interpreter)", NULL, NULL);
+    if (alpha && alpha->cls != FZ_V_NONE) {
+      double al;
+      if (!fz_cst_double(alpha, &al))
+        return fz_refuse(P, "no lowering for a non-constant alpha", NULL, NULL);
+      if (alpha->dt == TS_DT_BOOL && cdt != TS_DT_BOOL)
+        return fz_refuse(P, "Boolean alpha only supported for Boolean results", NULL, NULL);
+      if (!fz_dt_float(cdt) && alpha->dt == TS_DT_FLOAT64)
+        return fz_refuse(P, "a float alpha with integral inputs is an error", NULL, NULL);
+      fz_par3(p, al, 0, 0);
+      if (alpha->dt == TS_DT_INT64)
+        p->pi[0] = alpha->c.i;
+    }
+  }
+  if (op == FZ_POW) {
+    p->variant = ops[0]->cls == FZ_V_TENSOR ? fz_pow_variant(ops[1]) : FZ_POW_ANY;
+    if (!fz_dt_float(cdt) && cdt != TS_DT_BOOL) {
+      /* integer pow: by a constant, non-negative exponent only (the
+       * interpreter raises for a negative number and loops otherwise) */
+      if (!ops[1]->cst || ops[1]->dt == TS_DT_FLOAT64 || ops[0]->cls != FZ_V_TENSOR)
+        return fz_refuse(P, "no lowering for integer pow by a non-constant exponent", NULL, NULL);
+      if (ops[1]->c.i < 0)
+        return fz_refuse(P, "Integers to negative integer powers are not allowed", NULL, NULL);
+      p->pi[0] = ops[1]->c.i;
+    }
+  }
+  return fz_finish(P, p, op, cdt, ops);
+}
+
+static bool fz_plan_clamp(fz_pl *P, fz_plan *p, int which, const fz_vi *vin) {
+  const ts_node *n = P->n;
+  const ts_schema *s = ts_node_schema(n);
+  if (!s || strstr(s->overload, "out") || n->ninputs < (which == 0 ? 3u : 2u) || vin[0].cls != FZ_V_TENSOR)
+    return fz_refuse(P, "no lowering for this overload", NULL, NULL);
+  bool has_min, has_max;
+  if (which == 0) {
+    has_min = vin[1].cls != FZ_V_NONE;
+    has_max = vin[2].cls != FZ_V_NONE;
+    if (!has_min && !has_max)
+      return fz_refuse(P, "clamp without min and max is an error (left to the interpreter)", NULL, NULL);
+  } else {
+    has_min = which == 1;
+    has_max = which == 2;
+  }
+  const fz_vi *ops[3] = {&vin[0], NULL, NULL};
+  p->ops[0] = n->inputs[0];
+  int k = 1;
+  if (has_min)
+    p->ops[k] = n->inputs[1], ops[k++] = &vin[1];
+  if (has_max) {
+    uint32_t i = which == 0 ? 2 : 1;
+    p->ops[k] = n->inputs[i], ops[k++] = &vin[i];
+  }
+  for (int j = 1; j < k; j++)
+    if (ops[j]->cls != FZ_V_TENSOR && ops[j]->cls != FZ_V_SCALAR)
+      return fz_refuse(P, "no lowering for this bound", NULL, NULL);
+  p->nops = (uint8_t)k;
+  fz_op op = has_min && has_max ? FZ_CLAMP : has_min ? FZ_CLAMP_MIN : FZ_CLAMP_MAX;
+  ts_dtype cdt = fz_result_type(ops, k);
+  if (cdt == TS_DT_BOOL && (ops[1]->cls == FZ_V_SCALAR || op == FZ_CLAMP))
+    return fz_refuse(P, "clamp on bool is an error (left to the interpreter)", NULL, NULL);
+  fz_par3(p, 0, 0, 0);
+  return fz_finish(P, p, op, cdt, ops);
+}
+
+static bool fz_plan_node_vi(const ts_node *n, const fz_vi *vin, fz_plan *p, ts_diag *d) {
+  fz_pl P = {n, d};
+  memset(p, 0, sizeof *p);
+  const fz_kind *k = NULL;
+  for (size_t i = 0; i < sizeof fz_kinds / sizeof fz_kinds[0]; i++)
+    if (fz_kinds[i].kind == n->kind) {
+      k = &fz_kinds[i];
+      break;
+    }
+  if (!k || n->kind == TS_K_OTHER)
+    return fz_refuse(&P, "no lowering for ", n->kind_name ? n->kind_name : "this op", NULL);
+  if (n->noutputs != 1 || n->nblocks || n->ninputs == 0)
+    return fz_refuse(&P, "no lowering for this node's form", NULL, NULL);
+  fz_vi out = fz_info(n->outputs[0]);
+  if (out.cls != FZ_V_TENSOR)
+    return fz_refuse(&P, "its output has no complete tensor type (dtype and sizes)", NULL, NULL);
+  for (uint32_t i = 0; i < n->ninputs; i++)
+    if (vin[i].cls == FZ_V_OTHER)
+      return fz_refuse(&P, "an input has no complete type, or is not a tensor, number, None or string", NULL, NULL);
+  bool ok = false;
+  switch ((fz_family)k->fam) {
+  case FZ_F_UNARY:
+    ok = fz_plan_unary(&P, p, (fz_op)k->op, vin);
+    break;
+  case FZ_F_BINARY:
+    ok = fz_plan_binary(&P, p, (fz_op)k->op, vin);
+    break;
+  case FZ_F_CLAMP:
+    ok = fz_plan_clamp(&P, p, k->op, vin);
+    break;
+  case FZ_F_WHERE: {
+    if (n->ninputs != 3 || vin[0].cls != FZ_V_TENSOR)
+      return fz_refuse(&P, "no lowering for this overload", NULL, NULL);
+    if (vin[0].dt != TS_DT_BOOL && vin[0].dt != TS_DT_UINT8)
+      return fz_refuse(&P, "where expected condition to be a boolean tensor", NULL, NULL);
+    for (int i = 1; i < 3; i++)
+      if (vin[i].cls != FZ_V_TENSOR && vin[i].cls != FZ_V_SCALAR)
+        return fz_refuse(&P, "no lowering for this overload", NULL, NULL);
+    const fz_vi *ops[2] = {&vin[1], &vin[2]};
+    p->nops = 3;
+    for (int i = 0; i < 3; i++)
+      p->ops[i] = n->inputs[i];
+    ok = fz_finish(&P, p, FZ_WHERE, fz_result_type(ops, 2), ops);
+    break;
+  }
+  case FZ_F_MASKED_FILL: {
+    if (n->ninputs != 3 || vin[0].cls != FZ_V_TENSOR || vin[1].cls != FZ_V_TENSOR)
+      return fz_refuse(&P, "no lowering for this overload", NULL, NULL);
+    if (vin[1].dt != TS_DT_BOOL)
+      return fz_refuse(&P, "no lowering for a mask that is not bool", NULL, NULL);
+    if (!(vin[2].cls == FZ_V_SCALAR || (vin[2].cls == FZ_V_TENSOR && vin[2].rank == 0)))
+      return fz_refuse(&P, "masked_fill's value must be a number or a 0-dimensional tensor", NULL, NULL);
+    /* where(mask, value cast to self's dtype, self) */
+    p->nops = 3;
+    p->ops[0] = n->inputs[1];
+    p->ops[1] = n->inputs[2];
+    p->ops[2] = n->inputs[0];
+    p->variant = FZ_WHERE_FILL;
+    const fz_vi *ops[1] = {&vin[0]};
+    ok = fz_finish(&P, p, FZ_WHERE, (ts_dtype)vin[0].dt, ops);
+    break;
+  }
+  case FZ_F_LERP: {
+    if (n->ninputs != 3 || vin[0].cls != FZ_V_TENSOR || vin[1].cls != FZ_V_TENSOR ||
+        (vin[2].cls != FZ_V_TENSOR && vin[2].cls != FZ_V_SCALAR))
+      return fz_refuse(&P, "no lowering for this overload", NULL, NULL);
+    ts_dtype dt = (ts_dtype)vin[0].dt;
+    if (vin[1].dt != dt || (vin[2].cls == FZ_V_TENSOR && vin[2].dt != dt))
+      return fz_refuse(&P, "lerp's operands differ in dtype (an error, left to the interpreter)", NULL, NULL);
+    p->nops = 3;
+    for (int i = 0; i < 3; i++)
+      p->ops[i] = n->inputs[i];
+    const fz_vi *ops[1] = {&vin[0]};
+    ok = fz_finish(&P, p, FZ_LERP, dt, ops);
+    break;
+  }
+  case FZ_F_ADDC: {
+    double value;
+    if (n->ninputs != 4 || vin[0].cls != FZ_V_TENSOR || vin[1].cls != FZ_V_TENSOR || vin[2].cls != FZ_V_TENSOR)
+      return fz_refuse(&P, "no lowering for this overload", NULL, NULL);
+    if (!fz_cst_double(&vin[3], &value))
+      return fz_refuse(&P, "no lowering for a non-constant value", NULL, NULL);
+    if (k->op == FZ_ADDCDIV && !fz_dt_float((ts_dtype)vin[1].dt) && !fz_dt_float((ts_dtype)vin[2].dt))
+      return fz_refuse(&P, "integer division with addcdiv is an error (left to the interpreter)", NULL, NULL);
+    p->nops = 3;
+    for (int i = 0; i < 3; i++)
+      p->ops[i] = n->inputs[i];
+    fz_par3(p, value, 0, 0);
+    const fz_vi *ops[3] = {&vin[0], &vin[1], &vin[2]};
+    ok = fz_finish(&P, p, (fz_op)k->op, TS_DT_NONE, ops);
+    break;
+  }
+  case FZ_F_TYPE_AS:
+    if (n->ninputs != 2 || vin[0].cls != FZ_V_TENSOR || vin[1].cls != FZ_V_TENSOR)
+      return fz_refuse(&P, "no lowering for this overload", NULL, NULL);
+    p->op = FZ_COPY;
+    p->nops = 1;
+    p->ops[0] = n->inputs[0];
+    p->cdt = vin[0].dt;
+    p->odt = vin[1].dt;
+    ok = fz_dt_ok((ts_dtype)p->cdt) && fz_dt_ok((ts_dtype)p->odt);
+    if (!ok)
+      return fz_refuse(&P, "no lowering for dtype ", fz_dt_name((ts_dtype)(fz_dt_ok((ts_dtype)p->cdt) ? p->odt
+                                                                                                     : p->cdt)),
+                       NULL);
+    break;
+  }
+  if (!ok)
+    return false;
+  for (int i = 0; i < p->nops; i++) {
+    if (!p->ops[i])
+      return fz_refuse(&P, "missing an operand", NULL, NULL);
+  }
+  if (!fz_dt_ok((ts_dtype)p->odt) || !fz_dt_ok((ts_dtype)p->cdt))
+    return fz_refuse(&P, "no lowering for dtype ", fz_dt_name((ts_dtype)p->cdt), NULL);
+  if (out.dt != p->odt) {
+    ts_diag_error(d, "%s: its output is typed %s but computes %s", n->kind_name, fz_dt_name((ts_dtype)out.dt),
+                  fz_dt_name((ts_dtype)p->odt));
+    return false;
+  }
+  return true;
+}
+
+/* Plans node n from the infos of its inputs. */
+static bool fz_plan_node(const ts_node *n, fz_plan *p, ts_diag *d) {
+  fz_vi vin[8];
+  if (n->ninputs > 8) {
+    ts_diag_error(d, "%s: no lowering for %u inputs", n->kind_name, (unsigned)n->ninputs);
+    return false;
+  }
+  for (uint32_t i = 0; i < n->ninputs; i++)
+    vin[i] = fz_info(n->inputs[i]);
+  return fz_plan_node_vi(n, vin, p, d);
+}
+
+bool ts_cg_fusion_supports(const ts_node *n, ts_diag *d) {
+  if (ts_node_is(n, TS_K_prim_Constant)) {
+    fz_vi v = fz_info(n->outputs[0]);
+    if (n->noutputs == 1 && v.cst)
+      return true;
+    ts_diag_error(d, "prim::Constant: no lowering for a constant that is not a number, bool, None or string");
+    return false;
+  }
+  fz_plan p;
+  return fz_plan_node(n, &p, d);
+}
+
+/* ------------------------------------------------------------- emission */
+
+/* One kernel being emitted. */
+typedef struct fz_fn {
+  ts_cg_module *m;
+  LLVMBuilderRef b;
+  LLVMValueRef fn;
+  ts_diag *d;
+  const ts_block *body; /* the subgraph's block */
+  const fz_vi *vi;      /* by value id */
+  const fz_plan *plans; /* by node, in order */
+  LLVMValueRef *vals;   /* by value id: the current iteration's values */
+  LLVMMetadataRef group; /* the access group of the loops' memory accesses (NULL: none) */
+  unsigned md_group, md_loop;
+  bool failed;
+} fz_fn;
+
+/* The LLVM type a value of dtype dt is held in (bool: i1). */
+static LLVMTypeRef fz_ty(const fz_fn *F, ts_dtype dt) {
+  const ts_cg_module *m = F->m;
+  switch (dt) {
+  case TS_DT_FLOAT32: return m->t_f32;
+  case TS_DT_FLOAT64: return m->t_f64;
+  case TS_DT_INT64: return m->t_i64;
+  case TS_DT_INT32: return m->t_i32;
+  case TS_DT_INT16: return m->t_i16;
+  case TS_DT_INT8: case TS_DT_UINT8: return m->t_i8;
+  default: return m->t_i1;
+  }
+}
+
+/* ... and in memory (bool: one byte). */
+static LLVMTypeRef fz_mem_ty(const fz_fn *F, ts_dtype dt) { return dt == TS_DT_BOOL ? F->m->t_i8 : fz_ty(F, dt); }
+
+static unsigned fz_bits(ts_dtype dt) { return dt == TS_DT_BOOL ? 1u : (unsigned)ts_dtype_size(dt) * 8u; }
+
+static LLVMValueRef fz_cf(const fz_fn *F, ts_dtype dt, double v) { return LLVMConstReal(fz_ty(F, dt), v); }
+static LLVMValueRef fz_ci(const fz_fn *F, int64_t v) { return LLVMConstInt(F->m->t_i64, (unsigned long long)v, 1); }
+
+/* A float to an integer dtype as the runtime converts: x86's cvtt gives
+ * INT_MIN where C leaves it undefined. `narrow32`: through int32 for the
+ * narrower dtypes (a tensor copy, ts_rt_store_f64), else through int64 (a
+ * pointwise op's store). */
+static LLVMValueRef fz_f2i(fz_fn *F, LLVMValueRef v, ts_dtype from, ts_dtype to, bool narrow32) {
+  LLVMBuilderRef b = F->b;
+  if (from == TS_DT_FLOAT32)
+    v = LLVMBuildFPExt(b, v, F->m->t_f64, "");
+  bool via32 = narrow32 && to != TS_DT_INT64;
+  LLVMTypeRef it = via32 ? F->m->t_i32 : F->m->t_i64;
+  double lo = via32 ? -2147483649.0 : -9223372036854775808.0, hi = via32 ? 2147483648.0 : 9223372036854775808.0;
+  LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOGT, v, LLVMConstReal(F->m->t_f64, lo), ""),
+                                 LLVMBuildFCmp(b, LLVMRealOLT, v, LLVMConstReal(F->m->t_f64, hi), ""), "");
+  /* fptosi is poison out of range; select only passes the chosen operand on */
+  LLVMValueRef i = LLVMBuildFPToSI(b, v, it, "");
+  LLVMValueRef min = LLVMConstInt(it, via32 ? 0x80000000ull : 0x8000000000000000ull, 0);
+  i = LLVMBuildSelect(b, in, i, min, "");
+  LLVMTypeRef tt = fz_ty(F, to);
+  if (LLVMGetIntTypeWidth(tt) < LLVMGetIntTypeWidth(it))
+    i = LLVMBuildTrunc(b, i, tt, "");
+  return i;
+}
+
+/* Converts v (held as dtype `from`) to dtype `to`, as the runtime does:
+ * integers wrap, floats round to nearest, nonzero (and NaN) is true. */
+static LLVMValueRef fz_cvt(fz_fn *F, LLVMValueRef v, ts_dtype from, ts_dtype to, bool copy) {
+  if (from == to)
+    return v;
+  LLVMBuilderRef b = F->b;
+  LLVMTypeRef tt = fz_ty(F, to);
+  bool ff = fz_dt_float(from), tf = fz_dt_float(to);
+  if (to == TS_DT_BOOL)
+    return ff ? LLVMBuildFCmp(b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "")
+              : LLVMBuildICmp(b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+  if (ff && tf)
+    return to == TS_DT_FLOAT64 ? LLVMBuildFPExt(b, v, tt, "") : LLVMBuildFPTrunc(b, v, tt, "");
+  if (!ff && tf)
+    return fz_dt_unsigned(from) ? LLVMBuildUIToFP(b, v, tt, "") : LLVMBuildSIToFP(b, v, tt, "");
+  if (ff)
+    return fz_f2i(F, v, from, to, copy);
+  unsigned wf = fz_bits(from), wt = fz_bits(to);
+  if (wf < wt)
+    return fz_dt_unsigned(from) ? LLVMBuildZExt(b, v, tt, "") : LLVMBuildSExt(b, v, tt, "");
+  if (wf > wt)
+    return LLVMBuildTrunc(b, v, tt, "");
+  return v; /* int8 <-> uint8: the same bits */
+}
+
+/* The domain a compute dtype's op works in: itself for floats, int64 for
+ * the integer dtypes and bool (as pointwise.c's buffers). */
+static ts_dtype fz_dom(ts_dtype cdt) { return fz_dt_float(cdt) ? cdt : TS_DT_INT64; }
+
+/* Operand v as the op computing in cdt reads it: cast to cdt (an int64
+ * number wraps to an int32 op's type), then widened to the domain. */
+static LLVMValueRef fz_in(fz_fn *F, const ts_value *v, ts_dtype cdt) {
+  LLVMValueRef x = F->vals[v->id];
+  x = fz_cvt(F, x, (ts_dtype)F->vi[v->id].dt, cdt, false);
+  return fz_cvt(F, x, cdt, fz_dom(cdt), false);
+}
+
+/* A parameter in the domain of cdt. */
+static LLVMValueRef fz_par(const fz_fn *F, const fz_plan *p, int k) {
+  ts_dtype cdt = (ts_dtype)p->cdt;
+  return fz_dt_float(cdt) ? fz_cf(F, cdt, p->pd[k]) : fz_ci(F, p->pi[k]);
+}
+
+static bool fz_fail(fz_fn *F) {
+  F->failed = true;
+  return false;
+}
+
+/* A call of an LLVM intrinsic overloaded on x's type. */
+static LLVMValueRef fz_intr(fz_fn *F, const char *name, LLVMValueRef x, LLVMValueRef y) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(F->m->mod, id, &t, 1);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(F->m->ctx, id, &t, 1);
+  LLVMValueRef args[2] = {x, y};
+  return LLVMBuildCall2(F->b, fty, fn, args, y ? 2 : 1, "");
+}
+
+/* codegen/math.c's function fn of x (and y). */
+static LLVMValueRef fz_math(fz_fn *F, ts_cg_math_fn fn, LLVMValueRef x, LLVMValueRef y) {
+  LLVMValueRef r = ts_cg_math_call(F->m, F->b, fn, x, y, F->d);
+  if (!r) {
+    fz_fail(F);
+    return LLVMGetUndef(LLVMTypeOf(x));
+  }
+  return r;
+}
+
+/* A C library function: "tanf" for float, "tan" for double. */
+static LLVMValueRef fz_libm(fz_fn *F, const char *name, LLVMValueRef x, LLVMValueRef y) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  char nm[16];
+  size_t n = strlen(name);
+  memcpy(nm, name, n);
+  if (t == F->m->t_f32)
+    nm[n++] = 'f';
+  nm[n] = '\0';
+  LLVMTypeRef params[2] = {t, t};
+  LLVMTypeRef fty = LLVMFunctionType(t, params, y ? 2 : 1, 0);
+  LLVMValueRef fn = ts_cg_module_extern(F->m, nm, fty);
+  if (!fn) {
+    ts_diag_error(F->d, "cannot declare %s", nm);
+    fz_fail(F);
+    return LLVMGetUndef(t);
+  }
+  LLVMValueRef args[2] = {x, y};
+  return LLVMBuildCall2(F->b, fty, fn, args, y ? 2 : 1, "");
+}
+
+static LLVMValueRef fz_fcmp(fz_fn *F, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildFCmp(F->b, p, a, b, "");
+}
+
+static LLVMValueRef fz_icmp(fz_fn *F, LLVMIntPredicate p, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildICmp(F->b, p, a, b, "");
+}
+
+static LLVMValueRef fz_sel(fz_fn *F, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildSelect(F->b, c, a, b, "");
+}
+
+/* maximum/minimum as pointwise.c: NaN from either side wins, else a > b ? a : b. */
+static LLVMValueRef fz_fmax(fz_fn *F, LLVMValueRef a, LLVMValueRef b, bool max) {
+  /* a NaN b fails the comparison and is chosen already */
+  LLVMValueRef r = fz_sel(F, fz_fcmp(F, max ? LLVMRealOGT : LLVMRealOLT, a, b), a, b);
+  return fz_sel(F, fz_fcmp(F, LLVMRealUNO, a, a), a, r);
+}
+
+/* Python's floor division in floats (c10's div_floor_floating). */
+static LLVMValueRef fz_divfloor(fz_fn *F, LLVMValueRef a, LLVMValueRef b, ts_dtype dt) {
+  LLVMBuilderRef B = F->b;
+  LLVMValueRef zero = fz_cf(F, dt, 0), one = fz_cf(F, dt, 1);
+  LLVMValueRef q = LLVMBuildFDiv(B, a, b, "");
+  LLVMValueRef mod = LLVMBuildFRem(B, a, b, "");
+  LLVMValueRef div = LLVMBuildFDiv(B, LLVMBuildFSub(B, a, mod, ""), b, "");
+  LLVMValueRef adj = LLVMBuildAnd(B, fz_fcmp(F, LLVMRealUNE, mod, zero),
+                                  LLVMBuildXor(B, fz_fcmp(F, LLVMRealOLT, b, zero),
+                                               fz_fcmp(F, LLVMRealOLT, mod, zero), ""), "");
+  div = fz_sel(F, adj, LLVMBuildFSub(B, div, one, ""), div);
+  LLVMValueRef fl = fz_intr(F, "llvm.floor", div, NULL);
+  LLVMValueRef up = fz_fcmp(F, LLVMRealOGT, LLVMBuildFSub(B, div, fl, ""), fz_cf(F, dt, 0.5));
+  fl = fz_sel(F, up, LLVMBuildFAdd(B, fl, one, ""), fl);
+  LLVMValueRef r = fz_sel(F, fz_fcmp(F, LLVMRealOEQ, div, zero), fz_intr(F, "llvm.copysign", zero, q), fl);
+  return fz_sel(F, fz_fcmp(F, LLVMRealOEQ, b, zero), q, r);
+}
+
+/* Python's % in floats: the sign of the divisor. */
+static LLVMValueRef fz_frem_py(fz_fn *F, LLVMValueRef a, LLVMValueRef b, ts_dtype dt) {
+  LLVMBuilderRef B = F->b;
+  LLVMValueRef zero = fz_cf(F, dt, 0);
+  LLVMValueRef mod = LLVMBuildFRem(B, a, b, "");
+  LLVMValueRef adj = LLVMBuildAnd(B, fz_fcmp(F, LLVMRealUNE, mod, zero),
+                                  LLVMBuildXor(B, fz_fcmp(F, LLVMRealOLT, b, zero),
+                                               fz_fcmp(F, LLVMRealOLT, mod, zero), ""), "");
+  return fz_sel(F, adj, LLVMBuildFAdd(B, mod, b, ""), mod);
+}
+
+/* The op in a float domain (T = float or double), as pointwise.c's
+ * pw_apply_f; BOOLOUT ops give i1. */
+static LLVMValueRef fz_emit_float(fz_fn *F, const fz_plan *p, LLVMValueRef a, LLVMValueRef b, LLVMValueRef w) {
+  LLVMBuilderRef B = F->b;
+  ts_dtype dt = (ts_dtype)p->cdt;
+  LLVMValueRef zero = fz_cf(F, dt, 0), one = fz_cf(F, dt, 1);
+  LLVMValueRef p0 = fz_par(F, p, 0), p1 = fz_par(F, p, 1), p2 = fz_par(F, p, 2);
+  switch ((fz_op)p->op) {
+  case FZ_ABS: return fz_intr(F, "llvm.fabs", a, NULL);
+  case FZ_NEG: return LLVMBuildFNeg(B, a, "");
+  case FZ_EXP: return fz_math(F, TS_CG_EXP, a, NULL);
+  case FZ_LOG: return fz_math(F, TS_CG_LOG, a, NULL);
+  case FZ_LOG2: return fz_math(F, TS_CG_LOG2, a, NULL);
+  case FZ_LOG10: return fz_math(F, TS_CG_LOG10, a, NULL);
+  case FZ_LOG1P: return fz_math(F, TS_CG_LOG1P, a, NULL);
+  case FZ_EXPM1: return fz_math(F, TS_CG_EXPM1, a, NULL);
+  case FZ_SQRT: return fz_intr(F, "llvm.sqrt", a, NULL);
+  case FZ_RSQRT: return LLVMBuildFDiv(B, one, fz_intr(F, "llvm.sqrt", a, NULL), "");
+  case FZ_SIN: return fz_math(F, TS_CG_SIN, a, NULL);
+  case FZ_COS: return fz_math(F, TS_CG_COS, a, NULL);
+  case FZ_TAN: return fz_libm(F, "tan", a, NULL);
+  case FZ_ASIN: return fz_libm(F, "asin", a, NULL);
+  case FZ_ACOS: return fz_libm(F, "acos", a, NULL);
+  case FZ_ATAN: return fz_libm(F, "atan", a, NULL);
+  case FZ_SINH: return fz_libm(F, "sinh", a, NULL);
+  case FZ_COSH: return fz_libm(F, "cosh", a, NULL);
+  case FZ_TANH: return fz_math(F, TS_CG_TANH, a, NULL);
+  case FZ_SIGMOID: return fz_math(F, TS_CG_SIGMOID, a, NULL);
+  case FZ_RELU: return fz_sel(F, fz_fcmp(F, LLVMRealOLT, a, zero), zero, a);
+  case FZ_GELU: return fz_math(F, TS_CG_GELU_ERF, a, NULL);
+  case FZ_GELU_TANH: return fz_math(F, TS_CG_GELU_TANH, a, NULL);
+  case FZ_SILU:
+    return LLVMBuildFDiv(B, a, LLVMBuildFAdd(B, one, fz_math(F, TS_CG_EXP, LLVMBuildFNeg(B, a, ""), NULL), ""), "");
+  case FZ_MISH:
+    return LLVMBuildFMul(B, a, fz_math(F, TS_CG_TANH, fz_math(F, TS_CG_LOG1P, fz_math(F, TS_CG_EXP, a, NULL), NULL),
+                                       NULL), "");
+  case FZ_HARDSWISH:
+  case FZ_HARDSIGMOID: {
+    LLVMValueRef six = fz_cf(F, dt, 6);
+    LLVMValueRef t = LLVMBuildFAdd(B, a, fz_cf(F, dt, 3), "");
+    t = fz_sel(F, fz_fcmp(F, LLVMRealOLT, t, zero), zero, t);
+    t = fz_sel(F, fz_fcmp(F, LLVMRealOGT, t, six), six, t);
+    if (p->op == FZ_HARDSWISH)
+      t = LLVMBuildFMul(B, a, t, "");
+    return LLVMBuildFDiv(B, t, six, "");
+  }
+  case FZ_HARDTANH: {
+    LLVMValueRef t = fz_sel(F, fz_fcmp(F, LLVMRealOLT, a, p0), p0, a);
+    return fz_sel(F, fz_fcmp(F, LLVMRealOGT, t, p1), p1, t);
+  }
+  case FZ_ELU: {
+    LLVMValueRef neg = LLVMBuildFMul(B, fz_math(F, TS_CG_EXPM1, LLVMBuildFMul(B, a, p2, ""), NULL),
+                                     LLVMBuildFMul(B, p0, p1, ""), "");
+    return fz_sel(F, fz_fcmp(F, LLVMRealOLE, a, zero), neg, LLVMBuildFMul(B, a, p1, ""));
+  }
+  case FZ_LEAKY_RELU: return fz_sel(F, fz_fcmp(F, LLVMRealOGT, a, zero), a, LLVMBuildFMul(B, a, p0, ""));
+  case FZ_SOFTPLUS: {
+    LLVMValueRef ab = LLVMBuildFMul(B, a, p0, "");
+    LLVMValueRef sp = LLVMBuildFDiv(B, fz_math(F, TS_CG_LOG1P, fz_math(F, TS_CG_EXP, ab, NULL), NULL), p0, "");
+    return fz_sel(F, fz_fcmp(F, LLVMRealOGT, ab, p1), a, sp);
+  }
+  case FZ_ERF: return fz_math(F, TS_CG_ERF, a, NULL);
+  case FZ_FLOOR: return fz_intr(F, "llvm.floor", a, NULL);
+  case FZ_CEIL: return fz_intr(F, "llvm.ceil", a, NULL);
+  case FZ_ROUND: return fz_intr(F, "llvm.nearbyint", a, NULL);
+  case FZ_ROUND_DEC: {
+    int64_t dec = p->pi[0];
+    LLVMValueRef ten = fz_cf(F, dt, dt == TS_DT_FLOAT32 ? (double)(float)pow(10.0, (double)(dec < 0 ? -dec : dec))
+                                                        : pow(10.0, (double)(dec < 0 ? -dec : dec)));
+    if (dec < 0)
+      return LLVMBuildFMul(B, fz_intr(F, "llvm.nearbyint", LLVMBuildFDiv(B, a, ten, ""), NULL), ten, "");
+    return LLVMBuildFDiv(B, fz_intr(F, "llvm.nearbyint", LLVMBuildFMul(B, a, ten, ""), NULL), ten, "");
+  }
+  case FZ_TRUNC: return fz_intr(F, "llvm.trunc", a, NULL);
+  case FZ_FRAC: return LLVMBuildFSub(B, a, fz_intr(F, "llvm.trunc", a, NULL), "");
+  case FZ_SIGN:
+    return fz_sel(F, fz_fcmp(F, LLVMRealOGT, a, zero), one,
+                  fz_sel(F, fz_fcmp(F, LLVMRealOLT, a, zero), fz_cf(F, dt, -1), zero));
+  case FZ_RECIPROCAL: return LLVMBuildFDiv(B, one, a, "");
+  case FZ_SQUARE: return LLVMBuildFMul(B, a, a, "");
+  case FZ_LOGICAL_NOT: return fz_fcmp(F, LLVMRealOEQ, a, zero);
+  case FZ_ISNAN: return fz_fcmp(F, LLVMRealUNO, a, a);
+  case FZ_ISINF: return fz_fcmp(F, LLVMRealOEQ, fz_intr(F, "llvm.fabs", a, NULL), fz_cf(F, dt, INFINITY));
+  case FZ_ISFINITE: return fz_fcmp(F, LLVMRealOLT, fz_intr(F, "llvm.fabs", a, NULL), fz_cf(F, dt, INFINITY));
+  case FZ_THRESHOLD: return fz_sel(F, fz_fcmp(F, LLVMRealOLE, a, p0), p1, a);
+  case FZ_ADD:
+  case FZ_SUB: {
+    /* alpha 1 multiplies exactly: leave it out */
+    LLVMValueRef t = p->pd[0] == 1 ? b : LLVMBuildFMul(B, p0, b, "");
+    return p->op == FZ_ADD ? LLVMBuildFAdd(B, a, t, "") : LLVMBuildFSub(B, a, t, "");
+  }
+  case FZ_MUL: return LLVMBuildFMul(B, a, b, "");
+  case FZ_DIV: return LLVMBuildFDiv(B, a, b, "");
+  case FZ_DIV_TRUNC: return fz_intr(F, "llvm.trunc", LLVMBuildFDiv(B, a, b, ""), NULL);
+  case FZ_DIV_FLOOR: return fz_divfloor(F, a, b, dt);
+  case FZ_REMAINDER: return fz_frem_py(F, a, b, dt);
+  case FZ_FMOD: return LLVMBuildFRem(B, a, b, "");
+  case FZ_POW:
+    switch (p->variant) {
+    case FZ_POW_0: return one;
+    case FZ_POW_1: return a;
+    case FZ_POW_2: return LLVMBuildFMul(B, a, a, "");
+    case FZ_POW_3: return LLVMBuildFMul(B, LLVMBuildFMul(B, a, a, ""), a, "");
+    case FZ_POW_M2: return LLVMBuildFDiv(B, one, LLVMBuildFMul(B, a, a, ""), "");
+    case FZ_POW_HALF: return fz_intr(F, "llvm.sqrt", a, NULL);
+    case FZ_POW_MHALF: return LLVMBuildFDiv(B, one, fz_intr(F, "llvm.sqrt", a, NULL), "");
+    case FZ_POW_M1: return LLVMBuildFDiv(B, one, a, "");
+    default: return fz_math(F, TS_CG_POW, a, b);
+    }
+  case FZ_MAXIMUM:
+  case FZ_CLAMP_MIN: return fz_fmax(F, a, b, true);
+  case FZ_MINIMUM:
+  case FZ_CLAMP_MAX: return fz_fmax(F, a, b, false);
+  case FZ_ATAN2: return fz_libm(F, "atan2", a, b);
+  case FZ_LAND:
+    return LLVMBuildAnd(B, fz_fcmp(F, LLVMRealUNE, a, zero), fz_fcmp(F, LLVMRealUNE, b, zero), "");
+  case FZ_LOR: return LLVMBuildOr(B, fz_fcmp(F, LLVMRealUNE, a, zero), fz_fcmp(F, LLVMRealUNE, b, zero), "");
+  case FZ_LXOR:
+    return LLVMBuildXor(B, fz_fcmp(F, LLVMRealUNE, a, zero), fz_fcmp(F, LLVMRealUNE, b, zero), "");
+  case FZ_EQ: return fz_fcmp(F, LLVMRealOEQ, a, b);
+  case FZ_NE: return fz_fcmp(F, LLVMRealUNE, a, b);
+  case FZ_LT: return fz_fcmp(F, LLVMRealOLT, a, b);
+  case FZ_LE: return fz_fcmp(F, LLVMRealOLE, a, b);
+  case FZ_GT: return fz_fcmp(F, LLVMRealOGT, a, b);
+  case FZ_GE: return fz_fcmp(F, LLVMRealOGE, a, b);
+  case FZ_CLAMP: return fz_fmax(F, fz_fmax(F, a, b, true), w, false);
+  case FZ_LERP: {
+    LLVMValueRef dd = LLVMBuildFSub(B, b, a, "");
+    LLVMValueRef lo = LLVMBuildFAdd(B, a, LLVMBuildFMul(B, w, dd, ""), "");
+    LLVMValueRef hi = LLVMBuildFSub(B, b, LLVMBuildFMul(B, dd, LLVMBuildFSub(B, one, w, ""), ""), "");
+    return fz_sel(F, fz_fcmp(F, LLVMRealOLT, fz_intr(F, "llvm.fabs", w, NULL), fz_cf(F, dt, 0.5)), lo, hi);
+  }
+  case FZ_ADDCMUL: return LLVMBuildFAdd(B, a, LLVMBuildFMul(B, LLVMBuildFMul(B, p0, b, ""), w, ""), "");
+  case FZ_ADDCDIV: return LLVMBuildFAdd(B, a, LLVMBuildFDiv(B, LLVMBuildFMul(B, p0, b, ""), w, ""), "");
+  default:
+    ts_diag_error(F->d, "fusion: no float lowering for op %d", (int)p->op);
+    fz_fail(F);
+    return zero;
+  }
+}
+
+/* The op in the int64 domain, as pw_apply_i (wrapping arithmetic). */
+static LLVMValueRef fz_emit_int(fz_fn *F, const fz_plan *p, LLVMValueRef a, LLVMValueRef b, LLVMValueRef w) {
+  LLVMBuilderRef B = F->b;
+  LLVMValueRef zero = fz_ci(F, 0);
+  LLVMValueRef p0 = fz_par(F, p, 0), p1 = fz_par(F, p, 1);
+  LLVMValueRef f = LLVMConstInt(F->m->t_i1, 0, 0), t = LLVMConstInt(F->m->t_i1, 1, 0);
+  switch ((fz_op)p->op) {
+  case FZ_ABS: return fz_sel(F, fz_icmp(F, LLVMIntSLT, a, zero), LLVMBuildSub(B, zero, a, ""), a);
+  case FZ_NEG: return LLVMBuildSub(B, zero, a, "");
+  case FZ_RELU: return fz_sel(F, fz_icmp(F, LLVMIntSLT, a, zero), zero, a);
+  case FZ_HARDTANH: {
+    LLVMValueRef x = fz_sel(F, fz_icmp(F, LLVMIntSLT, a, p0), p0, a);
+    return fz_sel(F, fz_icmp(F, LLVMIntSGT, x, p1), p1, x);
+  }
+  case FZ_FLOOR: case FZ_CEIL: case FZ_ROUND: case FZ_TRUNC: return a;
+  case FZ_SIGN:
+    return LLVMBuildSub(B, LLVMBuildZExt(B, fz_icmp(F, LLVMIntSGT, a, zero), F->m->t_i64, ""),
+                        LLVMBuildZExt(B, fz_icmp(F, LLVMIntSLT, a, zero), F->m->t_i64, ""), "");
+  case FZ_SQUARE: return LLVMBuildMul(B, a, a, "");
+  case FZ_LOGICAL_NOT: return fz_icmp(F, LLVMIntEQ, a, zero);
+  case FZ_BITWISE_NOT:
+    if (p->cdt == TS_DT_BOOL)
+      return LLVMBuildZExt(B, fz_icmp(F, LLVMIntEQ, a, zero), F->m->t_i64, "");
+    return LLVMBuildNot(B, a, "");
+  case FZ_ISNAN: case FZ_ISINF: return f;
+  case FZ_ISFINITE: return t;
+  case FZ_THRESHOLD: return fz_sel(F, fz_icmp(F, LLVMIntSLE, a, p0), p1, a);
+  case FZ_ADD:
+  case FZ_SUB: {
+    LLVMValueRef x = p->pi[0] == 1 ? b : LLVMBuildMul(B, p0, b, "");
+    return p->op == FZ_ADD ? LLVMBuildAdd(B, a, x, "") : LLVMBuildSub(B, a, x, "");
+  }
+  case FZ_MUL: return LLVMBuildMul(B, a, b, "");
+  case FZ_POW: {
+    /* powi by the constant exponent: square and multiply, unrolled */
+    int64_t e = p->pi[0];
+    LLVMValueRef r = fz_ci(F, 1), x = a;
+    while (e) {
+      if (e & 1)
+        r = LLVMBuildMul(B, r, x, "");
+      e >>= 1;
+      if (e)
+        x = LLVMBuildMul(B, x, x, "");
+    }
+    return r;
+  }
+  case FZ_MAXIMUM: case FZ_CLAMP_MIN: return fz_sel(F, fz_icmp(F, LLVMIntSGT, a, b), a, b);
+  case FZ_MINIMUM: case FZ_CLAMP_MAX: return fz_sel(F, fz_icmp(F, LLVMIntSLT, a, b), a, b);
+  case FZ_CLAMP: {
+    LLVMValueRef x = fz_sel(F, fz_icmp(F, LLVMIntSGT, a, b), a, b);
+    return fz_sel(F, fz_icmp(F, LLVMIntSLT, x, w), x, w);
+  }
+  case FZ_BAND: return LLVMBuildAnd(B, a, b, "");
+  case FZ_BOR: return LLVMBuildOr(B, a, b, "");
+  case FZ_BXOR: return LLVMBuildXor(B, a, b, "");
+  case FZ_LAND: return LLVMBuildAnd(B, fz_icmp(F, LLVMIntNE, a, zero), fz_icmp(F, LLVMIntNE, b, zero), "");
+  case FZ_LOR: return LLVMBuildOr(B, fz_icmp(F, LLVMIntNE, a, zero), fz_icmp(F, LLVMIntNE, b, zero), "");
+  case FZ_LXOR: return LLVMBuildXor(B, fz_icmp(F, LLVMIntNE, a, zero), fz_icmp(F, LLVMIntNE, b, zero), "");
+  case FZ_EQ: return fz_icmp(F, LLVMIntEQ, a, b);
+  case FZ_NE: return fz_icmp(F, LLVMIntNE, a, b);
+  case FZ_LT: return fz_icmp(F, LLVMIntSLT, a, b);
+  case FZ_LE: return fz_icmp(F, LLVMIntSLE, a, b);
+  case FZ_GT: return fz_icmp(F, LLVMIntSGT, a, b);
+  case FZ_GE: return fz_icmp(F, LLVMIntSGE, a, b);
+  case FZ_ADDCMUL: return LLVMBuildAdd(B, a, LLVMBuildMul(B, p0, LLVMBuildMul(B, b, w, ""), ""), "");
+  default:
+    ts_diag_error(F->d, "fusion: no integer lowering for op %d", (int)p->op);
+    fz_fail(F);
+    return zero;
+  }
+}
+
+/* One planned node: its output value, held in its dtype's LLVM type. */
+static LLVMValueRef fz_emit_node(fz_fn *F, const fz_plan *p) {
+  ts_dtype cdt = (ts_dtype)p->cdt, odt = (ts_dtype)p->odt;
+  if (p->op == FZ_COPY) /* type_as: a tensor copy's conversion */
+    return fz_cvt(F, F->vals[p->ops[0]->id], cdt, odt, true);
+  if (p->op == FZ_WHERE) {
+    /* the condition is tested as it is; masked_fill's value is first cast
+     * to self's dtype as a tensor copy would (ts_rt_tensor_to_dtype) */
+    const ts_value *c = p->ops[0];
+    LLVMValueRef cv = F->vals[c->id];
+    LLVMValueRef cond = fz_cvt(F, cv, (ts_dtype)F->vi[c->id].dt, TS_DT_BOOL, false);
+    const ts_value *v = p->ops[1];
+    LLVMValueRef val = F->vals[v->id];
+    ts_dtype vdt = (ts_dtype)F->vi[v->id].dt;
+    LLVMValueRef b = fz_in(F, p->ops[2], cdt);
+    LLVMValueRef a = p->variant == FZ_WHERE_FILL ? fz_cvt(F, fz_cvt(F, val, vdt, cdt, true), cdt, fz_dom(cdt), false)
+                                                 : fz_in(F, v, cdt);
+    return fz_cvt(F, fz_sel(F, cond, a, b), fz_dom(cdt), odt, false);
+  }
+  LLVMValueRef x[3] = {NULL, NULL, NULL};
+  for (int k = 0; k < p->nops; k++)
+    x[k] = fz_in(F, p->ops[k], cdt);
+  LLVMValueRef r = fz_dt_float(cdt) ? fz_emit_float(F, p, x[0], x[1], x[2]) : fz_emit_int(F, p, x[0], x[1], x[2]);
+  if (fz_descs[p->op].flags & FZ_BOOLOUT)
+    return r; /* i1 */
+  return fz_cvt(F, r, fz_dom(cdt), odt, false);
+}
+
+/* ---------------------------------------------------------------- loops */
+
+/* A distinct, empty metadata node: an access group. The C API makes only
+ * uniqued nodes, so it comes from parsing "distinct !{}" into a scratch
+ * module of the same context (metadata belongs to the context and outlives
+ * the module). NULL if that fails: the loops then go unannotated, correct
+ * and vectorised behind LLVM's runtime overlap checks. */
+static LLVMMetadataRef fz_access_group(LLVMContextRef ctx) {
+  static const char ir[] = "!fz = !{!0}\n!0 = distinct !{}\n";
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, sizeof ir - 1, "fz");
+  if (!buf)
+    return NULL;
+  LLVMModuleRef tmp = NULL;
+  char *msg = NULL;
+  if (LLVMParseIRInContext(ctx, buf, &tmp, &msg)) { /* takes buf */
+    LLVMDisposeMessage(msg);
+    return NULL;
+  }
+  LLVMMetadataRef md = NULL;
+  if (LLVMGetNamedMetadataNumOperands(tmp, "fz") == 1) {
+    LLVMValueRef op = NULL;
+    LLVMGetNamedMetadataOperands(tmp, "fz", &op);
+    if (op)
+      md = LLVMValueAsMetadata(op);
+  }
+  LLVMDisposeModule(tmp);
+  return md;
+}
+
+/* A loop id, `distinct !{!self, !{"llvm.loop.parallel_accesses", group}}`:
+ * a node made with a temporary in its first operand becomes distinct when
+ * the temporary is replaced by the node itself. */
+static LLVMValueRef fz_loop_md(fz_fn *F) {
+  LLVMContextRef c = F->m->ctx;
+  LLVMMetadataRef tmp = LLVMTemporaryMDNode(c, NULL, 0);
+  LLVMMetadataRef pa[2] = {LLVMMDStringInContext2(c, "llvm.loop.parallel_accesses", 27), F->group};
+  LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(c, pa, 2)};
+  LLVMMetadataRef id = LLVMMDNodeInContext2(c, ops, 2);
+  LLVMMetadataReplaceAllUsesWith(tmp, id);
+  return LLVMMetadataAsValue(c, id);
+}
+
+static void fz_mark(fz_fn *F, LLVMValueRef inst) {
+  if (F->group)
+    LLVMSetMetadata(inst, F->md_group, LLVMMetadataAsValue(F->m->ctx, F->group));
+}
+
+/* An element of dtype dt at addr, held in its LLVM type (bool: i1). */
+static LLVMValueRef fz_load(fz_fn *F, ts_dtype dt, LLVMValueRef addr, bool mark) {
+  LLVMValueRef v = LLVMBuildLoad2(F->b, fz_mem_ty(F, dt), addr, "");
+  if (mark)
+    fz_mark(F, v);
+  if (dt == TS_DT_BOOL)
+    v = LLVMBuildICmp(F->b, LLVMIntNE, v, LLVMConstInt(F->m->t_i8, 0, 0), "");
+  return v;
+}
+
+static void fz_store(fz_fn *F, ts_dtype dt, LLVMValueRef v, LLVMValueRef addr) {
+  if (dt == TS_DT_BOOL)
+    v = LLVMBuildZExt(F->b, v, F->m->t_i8, "");
+  fz_mark(F, LLVMBuildStore(F->b, v, addr));
+}
+
+static LLVMValueRef fz_gep(fz_fn *F, ts_dtype dt, LLVMValueRef base, LLVMValueRef idx) {
+  return LLVMBuildInBoundsGEP2(F->b, fz_mem_ty(F, dt), base, &idx, 1, "");
+}
+
+/* A group operand (input or output) of the kernel. */
+typedef struct fz_io {
+  const ts_value *v; /* the subgraph's input or output value */
+  ts_dtype dt;
+  bool used;         /* read by the subgraph (inputs), or an output */
+  bool tensor;       /* else a scalar input */
+  bool bcast_last;   /* a tensor input constant along the output's last dimension */
+  int32_t rank;      /* a tensor input's */
+  const int64_t *isz; /* its sizes */
+  LLVMValueRef ptr;  /* ptrs[k] */
+  LLVMValueRef scalar; /* a scalar input's value */
+  LLVMValueRef base;   /* strided loop: this row's first element */
+  LLVMValueRef row;    /* strided loop: the value of a bcast_last input for this row */
+  LLVMValueRef inner;  /* strided loop: the stride along the last dimension */
+} fz_io;
+
+/* The kernel's shape and operands. */
+typedef struct fz_k {
+  int32_t nd;
+  const int64_t *sizes;
+  uint32_t nin, nout;
+  fz_io *io; /* nin + nout */
+} fz_k;
+
+/* Emits the subgraph's nodes for one element (the inputs' values are set),
+ * then stores the outputs at element index `idx` of each output (`bases`
+ * per output, or the output pointers). */
+static void fz_emit_element(fz_fn *F, const fz_k *K, LLVMValueRef const *obase, LLVMValueRef idx) {
+  size_t i = 0;
+  for (const ts_node *n = ts_block_first(F->body); n != F->body->ret; n = n->next, i++) {
+    const ts_value *o = n->outputs[0];
+    if (ts_node_is(n, TS_K_prim_Constant)) {
+      const fz_vi *c = &F->vi[o->id];
+      LLVMValueRef v = NULL;
+      if (c->cls == FZ_V_SCALAR)
+        v = c->dt == TS_DT_FLOAT64 ? LLVMConstReal(F->m->t_f64, c->c.f)
+            : c->dt == TS_DT_BOOL  ? LLVMConstInt(F->m->t_i1, c->c.i != 0, 0)
+                                   : fz_ci(F, c->c.i);
+      F->vals[o->id] = v;
+      continue;
+    }
+    F->vals[o->id] = fz_emit_node(F, &F->plans[i]);
+  }
+  for (uint32_t j = 0; j < K->nout; j++) {
+    const fz_io *q = &K->io[K->nin + j];
+    fz_store(F, q->dt, F->vals[q->v->id], fz_gep(F, q->dt, obase ? obase[j] : q->ptr, idx));
+  }
+}
+
+/* The loop's induction variable i (a phi from `from` at `start`) and the
+ * back edge to body while i + 1 < limit, carrying `md` (may be NULL). */
+static void fz_latch(fz_fn *F, LLVMValueRef phi, LLVMBasicBlockRef body, LLVMBasicBlockRef out, LLVMValueRef limit,
+                     LLVMValueRef md) {
+  LLVMValueRef next = LLVMBuildAdd(F->b, phi, fz_ci(F, 1), "");
+  LLVMValueRef br = LLVMBuildCondBr(F->b, LLVMBuildICmp(F->b, LLVMIntSLT, next, limit, ""), body, out);
+  if (md)
+    LLVMSetMetadata(br, F->md_loop, md);
+  LLVMBasicBlockRef cur = LLVMGetInsertBlock(F->b);
+  LLVMAddIncoming(phi, &next, &cur, 1);
+}
+
+/* Sets the inputs' values for one element: contiguous (idx), strided with
+ * unit stride (unit) or with each input's stride, or the row's value of
+ * inputs constant along the last dimension. */
+static void fz_load_inputs(fz_fn *F, const fz_k *K, LLVMValueRef idx, int mode) {
+  for (uint32_t k = 0; k < K->nin; k++) {
+    const fz_io *q = &K->io[k];
+    if (!q->used)
+      continue;
+    LLVMValueRef v;
+    if (!q->tensor)
+      v = q->scalar;
+    else if (mode == 0)
+      v = fz_load(F, q->dt, fz_gep(F, q->dt, q->ptr, idx), true);
+    else if (q->bcast_last)
+      v = q->row;
+    else if (mode == 1)
+      v = fz_load(F, q->dt, fz_gep(F, q->dt, q->base, idx), true);
+    else
+      v = fz_load(F, q->dt, fz_gep(F, q->dt, q->base, LLVMBuildMul(F->b, idx, q->inner, "")), true);
+    F->vals[q->v->id] = v;
+  }
+}
+
+/* The contiguous loop: elements [begin, end). */
+static void fz_emit_contig(fz_fn *F, const fz_k *K, LLVMValueRef begin, LLVMValueRef end, LLVMBasicBlockRef exit) {
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(F->m->ctx, F->fn, "contig");
+  LLVMBuildCondBr(F->b, LLVMBuildICmp(F->b, LLVMIntSLT, begin, end, ""), body, exit);
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(F->b);
+  LLVMPositionBuilderAtEnd(F->b, body);
+  LLVMValueRef i = LLVMBuildPhi(F->b, F->m->t_i64, "i");
+  LLVMAddIncoming(i, &begin, &pre, 1);
+  fz_load_inputs(F, K, i, 0);
+  fz_emit_element(F, K, NULL, i);
+  fz_latch(F, i, body, exit, end, F->group ? fz_loop_md(F) : NULL);
+}
+
+/* The strided loop: rows [begin, end), each an inner loop over the last
+ * dimension, versioned on unit strides. */
+static void fz_emit_strided(fz_fn *F, const fz_k *K, LLVMValueRef kargs_strides, LLVMValueRef begin,
+                            LLVMValueRef end, LLVMBasicBlockRef exit) {
+  LLVMBuilderRef B = F->b;
+  int32_t nd = K->nd;
+  int64_t last = nd > 0 ? K->sizes[nd - 1] : 1;
+  /* strides[k * nd + d] of the tensor inputs that vary along d */
+  LLVMValueRef *st = calloc((size_t)K->nin * (size_t)(nd > 0 ? nd : 1), sizeof *st);
+  if (!st) {
+    ts_diag_error(F->d, "out of memory");
+    fz_fail(F);
+    LLVMBuildBr(B, exit);
+    return;
+  }
+  bool need_unit = false;
+  for (uint32_t k = 0; k < K->nin; k++) {
+    fz_io *q = &K->io[k];
+    if (!q->used || !q->tensor)
+      continue;
+    int32_t lead = nd - q->rank;
+    for (int32_t d = 0; d < nd; d++) {
+      /* dimensions the input is broadcast along (known from the sizes)
+       * have stride 0 */
+      if (K->sizes[d] == 1 || d < lead || q->isz[d - lead] == 1)
+        continue;
+      LLVMValueRef ix = fz_ci(F, (int64_t)k * nd + d);
+      st[(size_t)k * (size_t)nd + (size_t)d] =
+          LLVMBuildLoad2(B, F->m->t_i64, LLVMBuildInBoundsGEP2(B, F->m->t_i64, kargs_strides, &ix, 1, ""), "");
+    }
+    if (nd > 0 && !q->bcast_last) {
+      q->inner = st[(size_t)k * (size_t)nd + (size_t)(nd - 1)];
+      need_unit = need_unit || last > 1;
+    }
+  }
+  LLVMBasicBlockRef rows = LLVMAppendBasicBlockInContext(F->m->ctx, F->fn, "row");
+  LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, begin, end, ""), rows, exit);
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+  LLVMPositionBuilderAtEnd(B, rows);
+  LLVMValueRef r = LLVMBuildPhi(B, F->m->t_i64, "r");
+  LLVMAddIncoming(r, &begin, &pre, 1);
+  /* the row's index along each outer dimension */
+  LLVMValueRef idx[FZ_MAXDIM];
+  LLVMValueRef rem = r;
+  for (int32_t d = nd - 2; d >= 0; d--) {
+    idx[d] = NULL;
+    if (K->sizes[d] == 1)
+      continue;
+    LLVMValueRef sz = fz_ci(F, K->sizes[d]);
+    idx[d] = d == 0 ? rem : LLVMBuildURem(B, rem, sz, "");
+    if (d > 0)
+      rem = LLVMBuildUDiv(B, rem, sz, "");
+  }
+  LLVMValueRef *obase = calloc(K->nout, sizeof *obase);
+  if (!obase) {
+    free(st);
+    ts_diag_error(F->d, "out of memory");
+    fz_fail(F);
+    LLVMBuildBr(B, exit);
+    return;
+  }
+  for (uint32_t k = 0; k < K->nin; k++) {
+    fz_io *q = &K->io[k];
+    if (!q->used || !q->tensor)
+      continue;
+    LLVMValueRef off = NULL;
+    for (int32_t d = 0; d < nd - 1; d++) {
+      LLVMValueRef s = st[(size_t)k * (size_t)nd + (size_t)d];
+      if (!idx[d] || !s)
+        continue;
+      LLVMValueRef t = LLVMBuildMul(B, idx[d], s, "");
+      off = off ? LLVMBuildAdd(B, off, t, "") : t;
+    }
+    q->base = off ? fz_gep(F, q->dt, q->ptr, off) : q->ptr;
+    if (q->bcast_last)
+      q->row = fz_load(F, q->dt, q->base, false);
+  }
+  LLVMValueRef ooff = last == 1 ? r : LLVMBuildMul(B, r, fz_ci(F, last), "");
+  for (uint32_t j = 0; j < K->nout; j++) {
+    const fz_io *q = &K->io[K->nin + j];
+    obase[j] = fz_gep(F, q->dt, q->ptr, ooff);
+  }
+  LLVMBasicBlockRef latch = LLVMAppendBasicBlockInContext(F->m->ctx, F->fn, "row.next");
+  LLVMBasicBlockRef general = LLVMAppendBasicBlockInContext(F->m->ctx, F->fn, "inner");
+  LLVMValueRef zero = fz_ci(F, 0), lim = fz_ci(F, last);
+  if (need_unit) {
+    LLVMValueRef unit = NULL;
+    for (uint32_t k = 0; k < K->nin; k++) {
+      const fz_io *q = &K->io[k];
+      if (!q->used || !q->tensor || q->bcast_last || !q->inner)
+        continue;
+      LLVMValueRef c = LLVMBuildICmp(B, LLVMIntEQ, q->inner, fz_ci(F, 1), "");
+      unit = unit ? LLVMBuildAnd(B, unit, c, "") : c;
+    }
+    LLVMBasicBlockRef ub = LLVMAppendBasicBlockInContext(F->m->ctx, F->fn, "inner.unit");
+    LLVMBuildCondBr(B, unit, ub, general);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+    LLVMPositionBuilderAtEnd(B, ub);
+    LLVMValueRef j = LLVMBuildPhi(B, F->m->t_i64, "j");
+    LLVMAddIncoming(j, &zero, &from, 1);
+    fz_load_inputs(F, K, j, 1);
+    fz_emit_element(F, K, obase, j);
+    fz_latch(F, j, ub, latch, lim, F->group ? fz_loop_md(F) : NULL);
+    LLVMPositionBuilderAtEnd(B, general);
+    LLVMValueRef jg = LLVMBuildPhi(B, F->m->t_i64, "j");
+    LLVMAddIncoming(jg, &zero, &from, 1);
+    fz_load_inputs(F, K, jg, 2);
+    fz_emit_element(F, K, obase, jg);
+    fz_latch(F, jg, general, latch, lim, F->group ? fz_loop_md(F) : NULL);
+  } else {
+    LLVMBuildBr(B, general);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+    LLVMPositionBuilderAtEnd(B, general);
+    LLVMValueRef jg = LLVMBuildPhi(B, F->m->t_i64, "j");
+    LLVMAddIncoming(jg, &zero, &from, 1);
+    fz_load_inputs(F, K, jg, 2);
+    fz_emit_element(F, K, obase, jg);
+    fz_latch(F, jg, general, latch, lim, F->group && last > 1 ? fz_loop_md(F) : NULL);
+  }
+  LLVMPositionBuilderAtEnd(B, latch);
+  fz_latch(F, r, rows, exit, end, NULL);
+  free(obase);
+  free(st);
+}
+
+/* ------------------------------------------------------------- the kernel */
+
+/* The group's subgraph when its signature matches the node's. */
+static ts_graph *fz_subgraph(const ts_node *g, ts_diag *d) {
+  if (!ts_node_is(g, TS_K_prim_FusionGroup)) {
+    ts_diag_error(d, "%s is not a prim::FusionGroup", g->kind_name ? g->kind_name : "node");
+    return NULL;
+  }
+  const ts_attr *a = ts_node_attr(g, "Subgraph");
+  if (!a || a->kind != TS_ATTR_GRAPH || !a->u.g || ts_block_ninputs(a->u.g->block) != g->ninputs ||
+      ts_block_noutputs(a->u.g->block) != g->noutputs || g->nblocks) {
+    ts_diag_error(d, "prim::FusionGroup: malformed Subgraph");
+    return NULL;
+  }
+  if (g->noutputs == 0) {
+    ts_diag_error(d, "prim::FusionGroup: no outputs");
+    return NULL;
+  }
+  return a->u.g;
+}
+
+/* Whether a tensor of `rank` dims `sz` broadcasts to the output's shape. */
+static bool fz_broadcasts(int32_t rank, const int64_t *sz, int32_t nd, const int64_t *out) {
+  if (rank > nd)
+    return false;
+  for (int32_t i = 0; i < rank; i++) {
+    int64_t s = sz[i], o = out[nd - rank + i];
+    if (s != o && s != 1)
+      return false;
+  }
+  return true;
+}
+
+/* Checks and plans the whole subgraph: infos by value id, plans by node;
+ * the nodes first, so that an op the table lacks is the reason given. */
+static bool fz_plan_group(const ts_node *group, ts_graph *sub, fz_k *K, fz_vi *vi, fz_plan *plans, ts_diag *d) {
+  const ts_block *blk = sub->block;
+  for (uint32_t i = 0; i < ts_block_ninputs(blk); i++) {
+    const ts_value *v = ts_block_input(blk, i);
+    vi[v->id] = fz_info(v);
+  }
+  size_t i = 0;
+  for (const ts_node *n = ts_block_first(blk); n != blk->ret; n = n->next, i++) {
+    for (uint32_t k = 0; k < n->noutputs; k++)
+      vi[n->outputs[k]->id] = fz_info(n->outputs[k]);
+    if (ts_node_is(n, TS_K_prim_Constant)) {
+      if (n->noutputs != 1 || !vi[n->outputs[0]->id].cst) {
+        ts_diag_error(d, "prim::Constant: no lowering for a constant that is not a number, bool, None or string");
+        return false;
+      }
+      continue;
+    }
+    if (!fz_plan_node(n, &plans[i], d))
+      return false;
+  }
+  /* the output shape */
+  const ts_value *o0 = ts_block_output(blk, 0);
+  if (!fz_tensor_complete(o0->type)) {
+    ts_diag_error(d, "prim::FusionGroup: output 0 has no complete tensor type (dtype and sizes)");
+    return false;
+  }
+  K->nd = o0->type->tensor->rank;
+  K->sizes = o0->type->tensor->sizes;
+  K->nin = group->ninputs;
+  K->nout = group->noutputs;
+  for (uint32_t j = 0; j < K->nout; j++) {
+    const ts_value *o = ts_block_output(blk, j);
+    const ts_tensor_info *ti = fz_tensor_complete(o->type) ? o->type->tensor : NULL;
+    if (!ti || ti->rank != K->nd || (K->nd > 0 && memcmp(ti->sizes, K->sizes, (size_t)K->nd * sizeof *K->sizes))) {
+      ts_diag_error(d, "prim::FusionGroup: output %u has no complete type or other sizes than output 0", j);
+      return false;
+    }
+    if (!fz_dt_ok((ts_dtype)ti->dtype)) {
+      ts_diag_error(d, "prim::FusionGroup: no lowering for dtype %s", fz_dt_name((ts_dtype)ti->dtype));
+      return false;
+    }
+  }
+  for (uint32_t k = 0; k < K->nin; k++) {
+    const ts_value *v = ts_block_input(blk, k);
+    const fz_vi *x = &vi[v->id];
+    if (!v->nuses)
+      continue;
+    if (x->cls == FZ_V_TENSOR) {
+      const ts_tensor_info *ti = v->type->tensor;
+      if (!fz_dt_ok((ts_dtype)ti->dtype)) {
+        ts_diag_error(d, "prim::FusionGroup: no lowering for dtype %s", fz_dt_name((ts_dtype)ti->dtype));
+        return false;
+      }
+      if (!fz_broadcasts(ti->rank, ti->sizes, K->nd, K->sizes)) {
+        ts_diag_error(d, "prim::FusionGroup: input %u does not broadcast to the output's shape", k);
+        return false;
+      }
+    } else if (x->cls != FZ_V_SCALAR) {
+      ts_diag_error(d, "prim::FusionGroup: input %u is not a tensor of complete type, an int, a float or a bool", k);
+      return false;
+    }
+  }
+  return true;
+}
+
+LLVMValueRef ts_cg_fusion_kernel(ts_cg_module *m, const ts_node *group, const char *name, ts_diag *d) {
+  ts_graph *sub = fz_subgraph(group, d);
+  if (!sub)
+    return NULL;
+  if (LLVMGetNamedFunction(m->mod, name)) {
+    ts_diag_error(d, "prim::FusionGroup: a function named %s exists already", name);
+    return NULL;
+  }
+  const ts_block *blk = sub->block;
+  size_t nnodes = 0;
+  for (const ts_node *n = ts_block_first(blk); n != blk->ret; n = n->next)
+    nnodes++;
+  fz_vi *vi = calloc(sub->next_value_id ? sub->next_value_id : 1, sizeof *vi);
+  fz_plan *plans = calloc(nnodes ? nnodes : 1, sizeof *plans);
+  LLVMValueRef *vals = calloc(sub->next_value_id ? sub->next_value_id : 1, sizeof *vals);
+  fz_io *io = calloc((size_t)group->ninputs + group->noutputs, sizeof *io);
+  fz_k K = {0, NULL, 0, 0, io};
+  LLVMValueRef fn = NULL;
+  if (!vi || !plans || !vals || !io) {
+    ts_diag_error(d, "out of memory");
+    goto done;
+  }
+  if (!fz_plan_group(group, sub, &K, vi, plans, d))
+    goto done;
+
+  /* void NAME(const ts_cg_kargs *a, int64_t begin, int64_t end) */
+  LLVMTypeRef params[3] = {m->t_ptr, m->t_i64, m->t_i64};
+  LLVMTypeRef fty = LLVMFunctionType(m->t_void, params, 3, 0);
+  fn = LLVMAddFunction(m->mod, name, fty);
+  LLVMSetLinkage(fn, LLVMPrivateLinkage);
+  unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(m->ctx, nounwind, 0));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(m->ctx);
+  fz_fn F = {.m = m, .b = b, .fn = fn, .d = d, .body = blk, .vi = vi, .plans = plans, .vals = vals};
+  F.group = fz_access_group(m->ctx);
+  F.md_group = LLVMGetMDKindIDInContext(m->ctx, "llvm.access.group", 17);
+  F.md_loop = LLVMGetMDKindIDInContext(m->ctx, "llvm.loop", 9);
+
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(m->ctx, fn, "entry");
+  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(m->ctx, fn, "exit");
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef kargs = LLVMGetParam(fn, 0), begin = LLVMGetParam(fn, 1), end = LLVMGetParam(fn, 2);
+  LLVMTypeRef kfields[3] = {m->t_ptr, m->t_ptr, m->t_i64};
+  LLVMTypeRef kty = LLVMStructTypeInContext(m->ctx, kfields, 3, 0);
+  LLVMValueRef ptrs = LLVMBuildLoad2(b, m->t_ptr, LLVMBuildStructGEP2(b, kty, kargs, 0, ""), "ptrs");
+  LLVMValueRef strides = LLVMBuildLoad2(b, m->t_ptr, LLVMBuildStructGEP2(b, kty, kargs, 1, ""), "strides");
+  LLVMValueRef contig = LLVMBuildLoad2(b, m->t_i64, LLVMBuildStructGEP2(b, kty, kargs, 2, ""), "contig");
+  bool empty = false;
+  for (int32_t i = 0; i < K.nd; i++)
+    empty = empty || K.sizes[i] == 0;
+  for (uint32_t k = 0; k < K.nin + K.nout; k++) {
+    fz_io *q = &io[k];
+    q->v = k < K.nin ? ts_block_input(blk, k) : ts_block_output(blk, k - K.nin);
+    const fz_vi *x = &vi[q->v->id];
+    q->used = k >= K.nin || q->v->nuses > 0;
+    if (!q->used)
+      continue;
+    q->dt = (ts_dtype)x->dt;
+    q->tensor = x->cls == FZ_V_TENSOR;
+    LLVMValueRef ix = fz_ci(&F, k);
+    q->ptr = LLVMBuildLoad2(b, m->t_ptr, LLVMBuildInBoundsGEP2(b, m->t_ptr, ptrs, &ix, 1, ""), "");
+    if (!q->tensor) {
+      /* int64_t, double, or bool as one byte */
+      LLVMTypeRef st = x->dt == TS_DT_FLOAT64 ? m->t_f64 : x->dt == TS_DT_BOOL ? m->t_i8 : m->t_i64;
+      q->scalar = LLVMBuildLoad2(b, st, q->ptr, "");
+      if (x->dt == TS_DT_BOOL)
+        q->scalar = LLVMBuildICmp(b, LLVMIntNE, q->scalar, LLVMConstInt(m->t_i8, 0, 0), "");
+    } else if (k < K.nin) {
+      q->rank = x->rank;
+      q->isz = q->v->type->tensor->sizes;
+      q->bcast_last = K.nd == 0 || q->rank == 0 || q->isz[q->rank - 1] == 1;
+    }
+  }
+  if (empty) {
+    LLVMBuildBr(b, exit);
+  } else {
+    LLVMBasicBlockRef cb = LLVMAppendBasicBlockInContext(m->ctx, fn, "contig.pre");
+    LLVMBasicBlockRef sb = LLVMAppendBasicBlockInContext(m->ctx, fn, "strided.pre");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, contig, fz_ci(&F, 0), ""), cb, sb);
+    LLVMPositionBuilderAtEnd(b, cb);
+    fz_emit_contig(&F, &K, begin, end, exit);
+    LLVMPositionBuilderAtEnd(b, sb);
+    fz_emit_strided(&F, &K, strides, begin, end, exit);
+  }
+  LLVMPositionBuilderAtEnd(b, exit);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  if (!F.failed && LLVMVerifyFunction(fn, LLVMReturnStatusAction)) {
+    ts_diag_error(d, "prim::FusionGroup: the kernel %s does not verify (a code generator bug)", name);
+    F.failed = true;
+  }
+  if (F.failed) {
+    LLVMDeleteFunction(fn);
+    fn = NULL;
+  }
+done:
+  free(io);
+  free(vals);
+  free(plans);
+  free(vi);
+  return fn;
+}

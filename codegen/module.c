@@ -1,0 +1,182 @@
+/* codegen/module.c: one LLVM module being generated, its context and target
+ * machine; verification and LLVM's optimisation pipeline over it.
+ *
+ * Only native targets (the one LLVMInitializeNativeTarget registers) can be
+ * named by a triple; cross-compiling to another architecture would need
+ * LLVMInitializeAll* and is not offered. A CPU name the target does not
+ * know cannot be detected through the C API: LLVM warns on stderr and uses
+ * a generic CPU ("native" names the host's CPU and features). */
+#include "codegen.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+static pthread_once_t ts_cgm_once = PTHREAD_ONCE_INIT;
+static bool ts_cgm_init_ok;
+
+static void ts_cgm_init_llvm(void) {
+  /* each returns 1 on failure */
+  ts_cgm_init_ok = !LLVMInitializeNativeTarget() && !LLVMInitializeNativeAsmPrinter() &&
+                   !LLVMInitializeNativeAsmParser();
+}
+
+/* Whether the comma-separated feature list holds exactly `feat` ("+avx2"). */
+static bool ts_cgm_has_feature(const char *list, const char *feat) {
+  size_t n = strlen(feat);
+  for (const char *p = list; p && *p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == n && memcmp(p, feat, n) == 0)
+      return true;
+    p = end ? end + 1 : NULL;
+  }
+  return false;
+}
+
+static LLVMCodeGenOptLevel ts_cgm_cg_level(int opt) {
+  switch (opt) {
+  case 0:
+    return LLVMCodeGenLevelNone;
+  case 1:
+    return LLVMCodeGenLevelLess;
+  case 2:
+    return LLVMCodeGenLevelDefault;
+  default:
+    return LLVMCodeGenLevelAggressive;
+  }
+}
+
+bool ts_cg_module_init(ts_cg_module *m, const char *name, const ts_cg_target_opts *o, ts_diag *d) {
+  memset(m, 0, sizeof *m);
+  pthread_once(&ts_cgm_once, ts_cgm_init_llvm);
+  if (!ts_cgm_init_ok) {
+    ts_diag_error(d, "LLVM: the native target could not be initialised");
+    return false;
+  }
+  int opt = o ? o->opt_level : 2;
+  if (opt < 0 || opt > 3) {
+    ts_diag_error(d, "optimisation level %d: expected 0 to 3", opt);
+    return false;
+  }
+  bool native = o && o->cpu && strcmp(o->cpu, "native") == 0;
+  bool host_cpu = !o || !o->cpu || native;
+  bool host_features = !o || !o->features || (native && !*o->features);
+  char *triple = o && o->triple ? NULL : LLVMGetDefaultTargetTriple();
+  char *cpu = host_cpu ? LLVMGetHostCPUName() : NULL;
+  char *features = host_features ? LLVMGetHostCPUFeatures() : NULL;
+  const char *t = o && o->triple ? o->triple : triple;
+  const char *c = host_cpu ? cpu : o->cpu;
+  const char *f = host_features ? features : o->features;
+  bool ok = false;
+
+  LLVMTargetRef target = NULL;
+  char *err = NULL;
+  if (!t || !c || !f) {
+    ts_diag_error(d, "LLVM: out of memory");
+    goto out;
+  }
+  if (LLVMGetTargetFromTriple(t, &target, &err)) {
+    ts_diag_error(d, "target triple '%s': %s", t, err ? err : "unknown target");
+    goto out;
+  }
+  m->tm = LLVMCreateTargetMachine(target, t, c, f, ts_cgm_cg_level(opt), LLVMRelocPIC, LLVMCodeModelDefault);
+  if (!m->tm) {
+    ts_diag_error(d, "LLVM: cannot create a target machine for '%s' (cpu '%s')", t, c);
+    goto out;
+  }
+  m->ctx = LLVMContextCreate();
+  m->mod = m->ctx ? LLVMModuleCreateWithNameInContext(name ? name : "tsaot", m->ctx) : NULL;
+  m->td = LLVMCreateTargetDataLayout(m->tm);
+  if (!m->ctx || !m->mod || !m->td) {
+    ts_diag_error(d, "LLVM: out of memory");
+    goto out;
+  }
+  char *layout = LLVMCopyStringRepOfTargetData(m->td);
+  LLVMSetDataLayout(m->mod, layout ? layout : "");
+  LLVMDisposeMessage(layout);
+  LLVMSetTarget(m->mod, t);
+  m->opt_level = opt;
+  m->vf32 = ts_cgm_has_feature(f, "+avx512f") ? 16
+            : ts_cgm_has_feature(f, "+avx") || ts_cgm_has_feature(f, "+avx2") ? 8
+                                                                                : 4;
+  m->t_void = LLVMVoidTypeInContext(m->ctx);
+  m->t_i1 = LLVMInt1TypeInContext(m->ctx);
+  m->t_i8 = LLVMInt8TypeInContext(m->ctx);
+  m->t_i16 = LLVMInt16TypeInContext(m->ctx);
+  m->t_i32 = LLVMInt32TypeInContext(m->ctx);
+  m->t_i64 = LLVMInt64TypeInContext(m->ctx);
+  m->t_f16 = LLVMHalfTypeInContext(m->ctx);
+  m->t_f32 = LLVMFloatTypeInContext(m->ctx);
+  m->t_f64 = LLVMDoubleTypeInContext(m->ctx);
+  m->t_ptr = LLVMPointerTypeInContext(m->ctx, 0);
+  ok = true;
+out:
+  if (err)
+    LLVMDisposeMessage(err);
+  if (triple)
+    LLVMDisposeMessage(triple);
+  if (cpu)
+    LLVMDisposeMessage(cpu);
+  if (features)
+    LLVMDisposeMessage(features);
+  if (!ok)
+    ts_cg_module_dispose(m);
+  return ok;
+}
+
+void ts_cg_module_dispose(ts_cg_module *m) {
+  if (!m)
+    return;
+  if (m->mod)
+    LLVMDisposeModule(m->mod);
+  if (m->ctx)
+    LLVMContextDispose(m->ctx);
+  if (m->td)
+    LLVMDisposeTargetData(m->td);
+  if (m->tm)
+    LLVMDisposeTargetMachine(m->tm);
+  memset(m, 0, sizeof *m);
+}
+
+bool ts_cg_module_optimize(ts_cg_module *m, ts_diag *d) {
+  char *msg = NULL;
+  if (LLVMVerifyModule(m->mod, LLVMReturnStatusAction, &msg)) {
+    ts_diag_error(d, "LLVM: the generated module is invalid: %s", msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    return false;
+  }
+  LLVMDisposeMessage(msg);
+  if (m->opt_level == 0)
+    return true;
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  /* what clang turns on at -O2 and above */
+  LLVMPassBuilderOptionsSetLoopVectorization(po, m->opt_level >= 2);
+  LLVMPassBuilderOptionsSetSLPVectorization(po, m->opt_level >= 2);
+  LLVMPassBuilderOptionsSetLoopInterleaving(po, m->opt_level >= 2);
+  LLVMPassBuilderOptionsSetLoopUnrolling(po, true);
+  char pipeline[32];
+  snprintf(pipeline, sizeof pipeline, "default<O%d>", m->opt_level);
+  LLVMErrorRef e = LLVMRunPasses(m->mod, pipeline, m->tm, po);
+  LLVMDisposePassBuilderOptions(po);
+  if (e) {
+    char *em = LLVMGetErrorMessage(e);
+    ts_diag_error(d, "LLVM: %s: %s", pipeline, em ? em : "");
+    LLVMDisposeErrorMessage(em);
+    return false;
+  }
+  return true;
+}
+
+LLVMValueRef ts_cg_module_extern(ts_cg_module *m, const char *name, LLVMTypeRef fnty) {
+  LLVMValueRef f = LLVMGetNamedFunction(m->mod, name);
+  if (f)
+    return f;
+  f = LLVMAddFunction(m->mod, name, fnty);
+  LLVMSetLinkage(f, LLVMExternalLinkage);
+  return f;
+}

@@ -1,0 +1,1391 @@
+/* runtime/aot.c: the run-time half of compiled models (runtime/aot.h,
+ * include/tsaot.h).
+ *
+ * Init parses the embedded graph texts, points their tensor constants at
+ * the embedded weights (tensors wrap the read-only bytes, no copy), and
+ * binds every node the entry function may call: its kernel, or the
+ * interpreter's one-node runner for structural ops and fusion groups left
+ * to the interpreter; the interpreter's code for the fallback graph (and for
+ * the graph itself when there is no entry function) is built then too, so
+ * that a run builds nothing. A run converts the caller's DLTensors to
+ * IValues (runtime/io.c's rules), checks them against the specialisation
+ * (the guard), and runs the entry function, or the fallback graph in the
+ * interpreter. run_static runs with a heap over the caller's arena made
+ * current, so that nothing of the run comes from the C library.
+ *
+ * A tensor constant that the graph may write (alias analysis: an in-place
+ * op, batch_norm's running stats in training mode) gets a writable copy
+ * made at init, shared by the constants of both graphs at the same weights
+ * offset, so its updates persist from run to run as a module buffer's do.
+ *
+ * Where it does less than PyTorch's runtime (which has no such mode): one
+ * thread runs a model at a time; CPU tensors only; a constant that is not
+ * written itself but shares bytes with one that is does not see the writes;
+ * prim::Print output of compiled code is dropped.
+ */
+#include "aot.h"
+#include "model.h"
+
+#include "passes.h"
+#include "tsaot.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  TS_AOT_ERR_CAP = 1024,     /* last_error and the bailout reason, truncated */
+  TS_AOT_CTX_RESERVE = 4096, /* the ctx's message buffers, reserved at init */
+  TS_AOT_STACK_OPS = 16,     /* a node's inputs gathered on the stack up to this */
+  TS_AOT_FUSION_DIMS = 512,  /* operands * dims of a compiled group */
+  TS_AOT_GRAIN = 16384,      /* elements per chunk of a fused kernel */
+};
+
+/* kDLBool of DLPack 0.8; Debian's header (0.6) predates it. */
+#define TS_AOT_DL_BOOL 6
+
+/* How node k runs. */
+typedef enum ts_aot_how {
+  TS_AOT_NONE,   /* not callable (control flow, or not supported) */
+  TS_AOT_KERNEL, /* fn */
+  TS_AOT_INTERP, /* ts_rt_interp_node */
+  TS_AOT_CONST,  /* value */
+} ts_aot_how;
+
+typedef struct ts_aot_node {
+  const ts_node *n;
+  ts_rt_kernel_fn fn;
+  ts_iv value;
+  uint8_t how;
+} ts_aot_node;
+
+/* A writable copy of weights that the graph may write. */
+typedef struct ts_aot_wcopy {
+  uint64_t offset, nbytes; /* in the weights */
+  uint8_t *mem;
+} ts_aot_wcopy;
+
+struct ts_rt_aot_state {
+  ts_rt_aot_state_head head; /* first: the entry function reads it */
+  ts_aot_wcopy *wcopies;
+  uint32_t nwcopies;
+  ts_rt_aot_desc *desc;
+  bool ready;
+  ts_graph *graph, *fallback;
+  ts_aot_node *nodes;
+  uint32_t nnodes;
+  ts_rt_interp *ip;
+  ts_rt_model *model; /* desc->archive loaded: the module object and its methods */
+  ts_rt_ctx ctx;
+  bool have_ctx;
+  int nthreads;
+  uint8_t *plan;     /* ts_rt_aot_run's planned region (aligned_alloc) */
+  uint32_t nparams;  /* graph inputs, self included */
+  uint32_t nrets;
+  ts_iv *args, *rets;
+  int bailout;
+  int64_t fail_node; /* the node whose error ctx holds, or -1 */
+  char err[TS_AOT_ERR_CAP];
+  char why[TS_AOT_ERR_CAP];
+};
+
+static void ts_aot_noop_free(void *ctx, void *data) {
+  (void)ctx;
+  (void)data;
+}
+
+static void ts_aot_seterr(ts_rt_aot_state *st, const char *fmt, ...) TS_PRINTF(2, 3);
+static void ts_aot_seterr(ts_rt_aot_state *st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(st->err, sizeof st->err, fmt, ap);
+  va_end(ap);
+}
+
+static uint64_t ts_aot_round64(uint64_t n) { return (n + 63) & ~(uint64_t)63; }
+
+/* ------------------------------------------------------------ numbering */
+
+static uint32_t ts_aot_number_block(const ts_block *b, ts_node **out, uint32_t k) {
+  for (ts_node *n = ts_block_first(b); n != b->ret; n = n->next) {
+    if (out)
+      out[k] = n;
+    k++;
+    for (uint32_t i = 0; i < n->nblocks; i++)
+      k = ts_aot_number_block(n->blocks[i], out, k);
+  }
+  return k;
+}
+
+uint32_t ts_rt_aot_number_nodes(ts_graph *g, ts_node **out) { return ts_aot_number_block(g->block, out, 0); }
+
+static bool ts_aot_is_tconst(const ts_node *n) {
+  if (!ts_node_is(n, TS_K_prim_Constant))
+    return false;
+  const ts_attr *a = ts_node_attr(n, "value");
+  return a && a->kind == TS_ATTR_TENSOR;
+}
+
+/* Per node: itself, its blocks, then the graphs of its graph attributes. */
+static uint32_t ts_aot_tconsts_block(const ts_block *b, ts_node **out, uint32_t k) {
+  for (ts_node *n = ts_block_first(b); n != b->ret; n = n->next) {
+    if (ts_aot_is_tconst(n)) {
+      if (out)
+        out[k] = n;
+      k++;
+    }
+    for (uint32_t i = 0; i < n->nblocks; i++)
+      k = ts_aot_tconsts_block(n->blocks[i], out, k);
+    for (const ts_attr *a = n->attrs; a; a = a->next)
+      if (a->kind == TS_ATTR_GRAPH && a->u.g)
+        k = ts_aot_tconsts_block(a->u.g->block, out, k);
+  }
+  return k;
+}
+
+uint32_t ts_rt_aot_tensor_consts(ts_graph *g, ts_node **out) { return ts_aot_tconsts_block(g->block, out, 0); }
+
+static bool ts_aot_unsupported(const ts_node *n, ts_diag *d) {
+  ts_diag_error(d, "%s is not supported in compiled code", n->kind_name);
+  return false;
+}
+
+/* Every node of a fusion group's subgraph has a kernel or is structural. */
+static bool ts_aot_group_supported(const ts_node *n, ts_diag *d) {
+  const ts_attr *a = ts_node_attr(n, "Subgraph");
+  const ts_graph *sub = a && a->kind == TS_ATTR_GRAPH ? a->u.g : NULL;
+  if (!sub) {
+    ts_diag_error(d, "malformed prim::FusionGroup: no Subgraph");
+    return false;
+  }
+  for (const ts_node *m = ts_block_first(sub->block); m != sub->block->ret; m = m->next)
+    if (!ts_node_is(m, TS_K_prim_Constant) && !ts_rt_aot_node_supported(m, d))
+      return false;
+  return true;
+}
+
+bool ts_rt_aot_node_supported(const ts_node *n, ts_diag *d) {
+  switch (n->kind) {
+  case TS_K_prim_ListConstruct:
+  case TS_K_prim_ListUnpack:
+  case TS_K_prim_TupleConstruct:
+  case TS_K_prim_TupleUnpack:
+  case TS_K_prim_TupleIndex:
+  case TS_K_prim_TupleSlice:
+  case TS_K_prim_DictConstruct:
+  case TS_K_prim_Uninitialized:
+  case TS_K_prim_unchecked_cast:
+  case TS_K_prim_unchecked_unwrap_optional:
+  case TS_K_prim_tolist:
+  case TS_K_prim_ConstantChunk:
+    return true;
+  case TS_K_prim_FusionGroup:
+    return ts_aot_group_supported(n, d);
+  case TS_K_prim_Constant:
+  case TS_K_prim_If:
+  case TS_K_prim_Loop:
+    ts_diag_error(d, "%s is compiled into the entry function, not called", n->kind_name);
+    return false;
+  case TS_K_prim_GetAttr:
+  case TS_K_prim_SetAttr:
+  case TS_K_prim_CallMethod:
+  case TS_K_prim_CallFunction:
+  case TS_K_prim_CreateObject:
+  case TS_K_prim_Enter:
+  case TS_K_prim_Exit:
+  case TS_K_prim_fork:
+  case TS_K_prim_isinstance:
+  case TS_K_prim_Param:
+  case TS_K_prim_Return:
+    return ts_aot_unsupported(n, d);
+  default:
+    break;
+  }
+  if (n->kind == TS_K_OTHER) {
+    ts_diag_error(d, "unknown operator %s", n->kind_name);
+    return false;
+  }
+  if (n->nblocks)
+    return ts_aot_unsupported(n, d);
+  const ts_schema *sc = ts_node_schema(n);
+  if (sc && ts_rt_kernel_for(sc))
+    return true;
+  if (!sc)
+    ts_diag_error(d, "no overload of %s matches its inputs", n->kind_name);
+  else if (sc->overload && sc->overload[0])
+    ts_diag_error(d, "operator %s.%s has no kernel", sc->name, sc->overload);
+  else
+    ts_diag_error(d, "operator %s has no kernel", sc->name);
+  return false;
+}
+
+/* ------------------------------------------------------------ DLPack */
+
+static bool ts_aot_dtype_from_dl(DLDataType t, ts_dtype *out) {
+  if (t.lanes != 1)
+    return false;
+  ts_dtype dt = TS_DT_NONE;
+  switch (t.code) {
+  case kDLFloat:
+    dt = t.bits == 32 ? TS_DT_FLOAT32 : t.bits == 64 ? TS_DT_FLOAT64 : t.bits == 16 ? TS_DT_FLOAT16 : dt;
+    break;
+  case kDLBfloat: dt = t.bits == 16 ? TS_DT_BFLOAT16 : dt; break;
+  case kDLInt:
+    dt = t.bits == 64   ? TS_DT_INT64
+         : t.bits == 32 ? TS_DT_INT32
+         : t.bits == 16 ? TS_DT_INT16
+         : t.bits == 8  ? TS_DT_INT8
+                        : dt;
+    break;
+  case kDLUInt: dt = t.bits == 8 ? TS_DT_UINT8 : dt; break;
+  case TS_AOT_DL_BOOL: dt = t.bits == 8 ? TS_DT_BOOL : dt; break;
+  default: break;
+  }
+  *out = dt;
+  return dt != TS_DT_NONE;
+}
+
+static DLDataType ts_aot_dtype_to_dl(ts_dtype dt) {
+  DLDataType t = {.code = kDLFloat, .bits = 32, .lanes = 1};
+  switch (dt) {
+  case TS_DT_FLOAT64: t.bits = 64; break;
+  case TS_DT_FLOAT16: t.bits = 16; break;
+  case TS_DT_BFLOAT16: t.code = kDLBfloat, t.bits = 16; break;
+  case TS_DT_INT64: t.code = kDLInt, t.bits = 64; break;
+  case TS_DT_INT32: t.code = kDLInt, t.bits = 32; break;
+  case TS_DT_INT16: t.code = kDLInt, t.bits = 16; break;
+  case TS_DT_INT8: t.code = kDLInt, t.bits = 8; break;
+  case TS_DT_UINT8: t.code = kDLUInt, t.bits = 8; break;
+  case TS_DT_BOOL: t.code = TS_AOT_DL_BOOL, t.bits = 8; break;
+  default: break;
+  }
+  return t;
+}
+
+/* Bytes from the first element of a view to one past the last it reaches;
+ * false on a negative size or stride or overflow. */
+static bool ts_aot_extent(int32_t ndim, const int64_t *sizes, const int64_t *strides, size_t es, uint64_t *out) {
+  uint64_t last = 0;
+  for (int32_t i = 0; i < ndim; i++) {
+    if (sizes[i] < 0 || (strides && strides[i] < 0))
+      return false;
+    if (sizes[i] == 0) {
+      *out = 0;
+      return true;
+    }
+  }
+  int64_t cs[TS_RT_MAX_DIMS];
+  if (!strides) {
+    ts_rt_strides_contiguous(ndim, sizes, cs);
+    strides = cs;
+  }
+  for (int32_t i = 0; i < ndim; i++) {
+    uint64_t span = (uint64_t)(sizes[i] - 1), st = (uint64_t)strides[i];
+    if (st && span > (UINT64_MAX / 4 - last) / st)
+      return false;
+    last += span * st;
+  }
+  if (last + 1 > UINT64_MAX / 16 / es)
+    return false;
+  *out = (last + 1) * es;
+  return true;
+}
+
+ts_rt_tensor *ts_rt_tensor_from_dl(ts_rt_ctx *c, const DLTensor *dl) {
+  ts_dtype dt;
+  if (dl->device.device_type != kDLCPU) {
+    ts_rt_fail(c, "a tensor on device type %d (only CPU tensors are taken)", (int)dl->device.device_type);
+    return NULL;
+  }
+  if (!ts_aot_dtype_from_dl(dl->dtype, &dt)) {
+    ts_rt_fail(c, "unsupported DLPack dtype (code %u, %u bits, %u lanes)", (unsigned)dl->dtype.code,
+               (unsigned)dl->dtype.bits, (unsigned)dl->dtype.lanes);
+    return NULL;
+  }
+  if (dl->ndim < 0 || dl->ndim > TS_RT_MAX_DIMS || (dl->ndim && !dl->shape)) {
+    ts_rt_fail(c, "a tensor of %d dimensions", dl->ndim);
+    return NULL;
+  }
+  uint64_t nbytes;
+  if (!ts_aot_extent(dl->ndim, dl->shape, dl->strides, ts_dtype_size(dt), &nbytes) || nbytes > SIZE_MAX / 2) {
+    ts_rt_fail(c, "a tensor with a negative size or stride, or too large");
+    return NULL;
+  }
+  if (nbytes && !dl->data) {
+    ts_rt_fail(c, "a tensor without data");
+    return NULL;
+  }
+  char *data = dl->data ? (char *)dl->data + dl->byte_offset : NULL;
+  ts_rt_storage *s = ts_rt_storage_wrap(c, data, (size_t)nbytes, ts_aot_noop_free, NULL);
+  if (!s)
+    return NULL;
+  int64_t cs[TS_RT_MAX_DIMS];
+  const int64_t *strides = dl->strides;
+  if (!strides) {
+    ts_rt_strides_contiguous(dl->ndim, dl->shape, cs);
+    strides = cs;
+  }
+  ts_rt_tensor *t = ts_rt_tensor_new_view(c, s, dt, 0, dl->ndim, dl->shape, strides);
+  ts_rt_storage_release(s);
+  return t;
+}
+
+bool ts_rt_tensor_to_dl(const ts_rt_tensor *t, DLTensor *dl) {
+  if (!ts_rt_dtype_supported((ts_dtype)t->dtype))
+    return false;
+  memset(dl, 0, sizeof *dl);
+  dl->data = ts_rt_tensor_data(t);
+  dl->device.device_type = kDLCPU;
+  dl->device.device_id = 0;
+  dl->ndim = t->ndim;
+  dl->dtype = ts_aot_dtype_to_dl((ts_dtype)t->dtype);
+  dl->shape = t->sizes;
+  dl->strides = t->strides;
+  dl->byte_offset = 0;
+  return true;
+}
+
+/* ------------------------------------------------------------------ init */
+
+/* Whether p lies in the embedded weights or a writable copy of them. */
+static bool ts_aot_embedded(const ts_rt_aot_state *st, const void *p) {
+  const uint8_t *w = st->desc->weights, *q = p;
+  if (w && q >= w && q < w + st->desc->weights_len)
+    return true;
+  for (uint32_t i = 0; i < st->nwcopies; i++)
+    if (q >= st->wcopies[i].mem && q < st->wcopies[i].mem + st->wcopies[i].nbytes)
+      return true;
+  return false;
+}
+
+/* A tensor constant whose bytes lie in the embedded weights becomes a tensor
+ * over them; any other constant as the interpreter reads it. */
+static bool ts_aot_const_value(void *arg, ts_rt_ctx *ctx, const ts_node *n, ts_iv *out) {
+  ts_rt_aot_state *st = arg;
+  const ts_attr *a = ts_node_attr(n, "value");
+  const ts_tconst *tc = a && a->kind == TS_ATTR_TENSOR ? a->u.t : NULL;
+  if (!tc || !tc->data || !ts_aot_embedded(st, tc->data))
+    return ts_rt_iv_from_constant(ctx, n, out);
+  uint64_t nbytes;
+  /* checked when the constant was attached */
+  if (!ts_aot_extent(tc->rank, tc->sizes, tc->strides, ts_dtype_size((ts_dtype)tc->dtype), &nbytes))
+    return ts_rt_fail(ctx, "malformed tensor constant");
+  ts_rt_storage *s = ts_rt_storage_wrap(ctx, (void *)(uintptr_t)tc->data, (size_t)nbytes, ts_aot_noop_free, NULL);
+  if (!s)
+    return false;
+  int64_t cs[TS_RT_MAX_DIMS];
+  const int64_t *strides = tc->strides;
+  if (!strides) {
+    ts_rt_strides_contiguous(tc->rank, tc->sizes, cs);
+    strides = cs;
+  }
+  ts_rt_tensor *t = ts_rt_tensor_new_view(ctx, s, (ts_dtype)tc->dtype, 0, tc->rank, tc->sizes, strides);
+  ts_rt_storage_release(s);
+  if (!t)
+    return false;
+  *out = ts_iv_tensor(t);
+  return true;
+}
+
+/* Reads one embedded graph text. */
+static ts_graph *ts_aot_parse(ts_rt_aot_state *st, const char *what, const char *text, uint64_t len) {
+  char file[160];
+  snprintf(file, sizeof file, "<%s: %s graph>", st->desc->name ? st->desc->name : "model", what);
+  ts_diag d = {0};
+  d.max_errors = 1;
+  ts_graph *g = text ? ts_graph_parse(file, text, (size_t)len, &d) : NULL;
+  if (!g) {
+    const char *t = d.text.data && d.text.len ? d.text.data : "no text";
+    const char *nl = strchr(t, '\n');
+    ts_aot_seterr(st, "cannot read the %s graph: %.*s", what, (int)(nl ? nl - t : (ptrdiff_t)strlen(t)), t);
+  }
+  ts_diag_free(&d);
+  return g;
+}
+
+/* The writable copy of weights [offset, offset + nbytes), made on first
+ * request. */
+static uint8_t *ts_aot_wcopy_of(ts_rt_aot_state *st, uint64_t offset, uint64_t nbytes) {
+  for (uint32_t i = 0; i < st->nwcopies; i++)
+    if (st->wcopies[i].offset == offset && st->wcopies[i].nbytes >= nbytes)
+      return st->wcopies[i].mem;
+  ts_aot_wcopy *w = ts_rt_realloc(st->wcopies, (st->nwcopies + 1) * sizeof *w);
+  if (!w)
+    return NULL;
+  st->wcopies = w;
+  uint8_t *mem = aligned_alloc(64, (size_t)ts_aot_round64(nbytes ? nbytes : 1));
+  if (!mem)
+    return NULL;
+  if (nbytes)
+    memcpy(mem, st->desc->weights + offset, (size_t)nbytes);
+  st->wcopies[st->nwcopies++] = (ts_aot_wcopy){.offset = offset, .nbytes = nbytes, .mem = mem};
+  return mem;
+}
+
+/* Constants of g (nodes[i] with tcs[i]) that the graph may write get a
+ * writable copy of their bytes (constants of fusion subgraphs are read by
+ * pointwise ops only). */
+static bool ts_aot_writable(ts_rt_aot_state *st, ts_graph *g, ts_node **nodes, const ts_rt_aot_tconst *tcs,
+                            uint32_t n) {
+  ts_diag d = {0};
+  ts_alias_db *db = ts_alias_db_new(g, &d);
+  ts_diag_free(&d);
+  if (!db) {
+    ts_aot_seterr(st, "alias analysis of the graph failed");
+    return false;
+  }
+  bool ok = true;
+  for (uint32_t i = 0; i < n && ok; i++) {
+    if (nodes[i]->graph != g || !ts_alias_has_writers(db, nodes[i]->outputs[0]))
+      continue;
+    const ts_rt_aot_tconst *tc = &tcs[i];
+    uint8_t *mem = ts_aot_wcopy_of(st, tc->offset, tc->nbytes);
+    ts_tconst t = {.dtype = (int8_t)tc->dtype, .rank = tc->rank, .sizes = tc->sizes, .strides = tc->strides,
+                   .data = mem};
+    if (!mem || !ts_node_set_t(nodes[i], "value", &t)) {
+      ts_aot_seterr(st, "out of memory");
+      ok = false;
+    }
+  }
+  ts_alias_db_free(db);
+  return ok;
+}
+
+/* Points g's tensor constants at the weights: tconsts[0, n) in
+ * ts_rt_aot_tensor_consts order. */
+static bool ts_aot_attach(ts_rt_aot_state *st, ts_graph *g, const ts_rt_aot_tconst *tcs, uint32_t n, const char *what) {
+  const ts_rt_aot_desc *desc = st->desc;
+  uint32_t have = ts_rt_aot_tensor_consts(g, NULL);
+  if (have != n) {
+    ts_aot_seterr(st, "the %s graph has %u tensor constants, the weights table %u", what, have, n);
+    return false;
+  }
+  if (!n)
+    return true;
+  ts_node **nodes = ts_rt_malloc((size_t)n * sizeof *nodes);
+  if (!nodes) {
+    ts_aot_seterr(st, "out of memory");
+    return false;
+  }
+  ts_rt_aot_tensor_consts(g, nodes);
+  bool ok = true;
+  for (uint32_t i = 0; i < n && ok; i++) {
+    const ts_rt_aot_tconst *tc = &tcs[i];
+    uint64_t ext = 0;
+    ok = ts_rt_dtype_supported((ts_dtype)tc->dtype) && tc->rank >= 0 && tc->rank <= TS_RT_MAX_DIMS &&
+         (tc->rank == 0 || tc->sizes) &&
+         ts_aot_extent(tc->rank, tc->sizes, tc->strides, ts_dtype_size((ts_dtype)tc->dtype), &ext) &&
+         ext <= tc->nbytes && tc->offset <= desc->weights_len && tc->nbytes <= desc->weights_len - tc->offset &&
+         (ext == 0 || desc->weights);
+    if (!ok) {
+      ts_aot_seterr(st, "tensor constant %u of the %s graph: malformed entry of the weights table", i, what);
+      break;
+    }
+    ts_tconst t = {.dtype = (int8_t)tc->dtype,
+                   .rank = tc->rank,
+                   .sizes = tc->sizes,
+                   .strides = tc->strides,
+                   .data = desc->weights ? desc->weights + tc->offset : NULL};
+    if (!ts_node_set_t(nodes[i], "value", &t)) {
+      ts_aot_seterr(st, "out of memory");
+      ok = false;
+    }
+  }
+  if (ok)
+    ok = ts_aot_writable(st, g, nodes, tcs, n);
+  ts_rt_free(nodes);
+  return ok;
+}
+
+static void ts_aot_noop_range(void *arg, int64_t b, int64_t e) {
+  (void)arg;
+  (void)b;
+  (void)e;
+}
+
+/* The run's ctx: its message buffers reserved so that a run's errors and
+ * prints do not reach the C library, and its worker pool started now (a
+ * pool made inside run_static would come from the arena). */
+static bool ts_aot_ctx_init(ts_rt_aot_state *st) {
+  ts_rt_ctx_init(&st->ctx, st->nthreads);
+  st->have_ctx = true;
+  ts_buf_printf(&st->ctx.err, "%*s", TS_AOT_CTX_RESERVE, "");
+  ts_buf_printf(&st->ctx.out, "%*s", TS_AOT_CTX_RESERVE, "");
+  if (st->ctx.err.failed || st->ctx.out.failed)
+    return false;
+  ts_rt_clear_error(&st->ctx);
+  st->ctx.out.len = 0;
+  st->ctx.out.data[0] = 0;
+  if (st->ctx.nthreads > 1)
+    ts_rt_parallel_for(&st->ctx, 2, 1, ts_aot_noop_range, NULL);
+  return true;
+}
+
+/* Binds node k of the compiled graph. */
+static bool ts_aot_bind(ts_rt_aot_state *st, ts_aot_node *an, const ts_node *n) {
+  an->n = n;
+  an->value = ts_iv_none();
+  if (ts_node_is(n, TS_K_prim_Constant)) {
+    if (!ts_aot_const_value(st, &st->ctx, n, &an->value))
+      return false;
+    an->how = TS_AOT_CONST;
+    return true;
+  }
+  if (ts_node_is(n, TS_K_prim_If) || ts_node_is(n, TS_K_prim_Loop))
+    return true;
+  if (!ts_rt_aot_node_supported(n, NULL))
+    return true; /* the entry function never calls it; a call fails */
+  const ts_schema *sc = n->kind != TS_K_OTHER && !ts_node_is(n, TS_K_prim_FusionGroup) ? ts_node_schema(n) : NULL;
+  ts_rt_kernel_fn fn = sc ? ts_rt_kernel_for(sc) : NULL;
+  if (fn) {
+    an->fn = fn;
+    an->how = TS_AOT_KERNEL;
+    return true;
+  }
+  if (!ts_rt_interp_prepare_node(st->ip, &st->ctx, n))
+    return false;
+  an->how = TS_AOT_INTERP;
+  return true;
+}
+
+/* Frees what init made (not the state itself). */
+static void ts_aot_teardown(ts_rt_aot_state *st) {
+  for (uint32_t k = 0; k < st->nnodes; k++)
+    ts_iv_release(st->nodes[k].value);
+  ts_rt_free(st->nodes);
+  st->nodes = NULL;
+  st->nnodes = 0;
+  for (uint32_t i = 0; st->args && i < st->nparams; i++)
+    ts_iv_release(st->args[i]);
+  for (uint32_t i = 0; st->rets && i < st->nrets; i++)
+    ts_iv_release(st->rets[i]);
+  ts_rt_free(st->args);
+  ts_rt_free(st->rets);
+  st->args = st->rets = NULL;
+  ts_rt_interp_free(st->ip);
+  st->ip = NULL;
+  ts_rt_model_free(st->model);
+  st->model = NULL;
+  ts_graph_free(st->graph);
+  ts_graph_free(st->fallback);
+  st->graph = st->fallback = NULL;
+  if (st->have_ctx)
+    ts_rt_ctx_free(&st->ctx);
+  st->have_ctx = false;
+  free(st->plan);
+  st->plan = NULL;
+  for (uint32_t i = 0; i < st->nwcopies; i++)
+    free(st->wcopies[i].mem);
+  ts_rt_free(st->wcopies);
+  st->wcopies = NULL;
+  st->nwcopies = 0;
+  st->ready = false;
+}
+
+/* The failure of a step of init that left its reason in ctx. */
+static bool ts_aot_init_fail(ts_rt_aot_state *st, const char *what) {
+  ts_aot_seterr(st, "%s: %s", what, st->ctx.err.data && st->ctx.err.len ? st->ctx.err.data : "out of memory");
+  return false;
+}
+
+static bool ts_aot_load(ts_rt_aot_state *st) {
+  ts_rt_aot_desc *desc = st->desc;
+  if (desc->abi != TS_RT_AOT_ABI) {
+    ts_aot_seterr(st, "the model was compiled for runtime ABI %u, this runtime is ABI %d", desc->abi, TS_RT_AOT_ABI);
+    return false;
+  }
+  ts_diag d = {0};
+  if (!ts_ops_init(&d)) {
+    ts_diag_free(&d);
+    ts_aot_seterr(st, "the op table does not parse");
+    return false;
+  }
+  ts_diag_free(&d);
+  ts_rt_kernels_init(NULL);
+  if (!ts_aot_ctx_init(st)) {
+    ts_aot_seterr(st, "out of memory");
+    return false;
+  }
+  if (!(st->graph = ts_aot_parse(st, "compiled", desc->graph, desc->graph_len)))
+    return false;
+  if (desc->fallback && !(st->fallback = ts_aot_parse(st, "fallback", desc->fallback, desc->fallback_len)))
+    return false;
+  if (desc->ntconsts_graph + (uint64_t)desc->ntconsts_fallback && !desc->tconsts) {
+    ts_aot_seterr(st, "no weights table");
+    return false;
+  }
+  if (!ts_aot_attach(st, st->graph, desc->tconsts, desc->ntconsts_graph, "compiled"))
+    return false;
+  if (st->fallback
+          ? !ts_aot_attach(st, st->fallback, desc->tconsts + desc->ntconsts_graph, desc->ntconsts_fallback, "fallback")
+          : desc->ntconsts_fallback != 0) {
+    if (!st->err[0])
+      ts_aot_seterr(st, "tensor constants for a fallback graph that is not there");
+    return false;
+  }
+  st->nparams = ts_block_ninputs(st->graph->block);
+  st->nrets = ts_block_noutputs(st->graph->block);
+  if (st->nparams < 1 || st->nparams - 1 != desc->ninputs || (desc->ninputs && !desc->inputs)) {
+    ts_aot_seterr(st, "the compiled graph takes %u inputs after self, the descriptor says %u",
+                  st->nparams ? st->nparams - 1 : 0, desc->ninputs);
+    return false;
+  }
+  if (st->fallback && (ts_block_ninputs(st->fallback->block) != st->nparams ||
+                       ts_block_noutputs(st->fallback->block) != st->nrets)) {
+    ts_aot_seterr(st, "the fallback graph's inputs or outputs differ from the compiled graph's");
+    return false;
+  }
+  st->args = ts_rt_calloc(st->nparams, sizeof *st->args);
+  st->rets = ts_rt_calloc(st->nrets ? st->nrets : 1, sizeof *st->rets);
+  ts_rt_resolver none = {0};
+  if (!st->args || !st->rets || !(st->ip = ts_rt_interp_new(&none))) {
+    ts_aot_seterr(st, "out of memory");
+    return false;
+  }
+  ts_rt_interp_set_constants(st->ip, ts_aot_const_value, st);
+  if (desc->archive) {
+    /* the graphs read the module: its own interpreter runs them */
+    ts_diag md = {0};
+    md.max_errors = 1;
+    st->model = ts_rt_model_load_buffer(desc->archive, desc->archive_len, desc->name, &md);
+    if (!st->model) {
+      ts_aot_seterr(st, "cannot load the embedded module: %s", md.text.data ? md.text.data : "?");
+      ts_diag_free(&md);
+      return false;
+    }
+    ts_diag_free(&md);
+    ts_rt_clear_error(&st->ctx);
+    return true;
+  }
+  if (desc->entry) {
+    uint32_t n = ts_rt_aot_number_nodes(st->graph, NULL);
+    if (n != desc->nnodes) {
+      ts_aot_seterr(st, "the compiled graph has %u nodes, the code expects %u", n, desc->nnodes);
+      return false;
+    }
+    ts_node **order = ts_rt_malloc((n ? n : 1) * sizeof *order);
+    st->nodes = ts_rt_calloc(n ? n : 1, sizeof *st->nodes);
+    if (!order || !st->nodes) {
+      ts_rt_free(order);
+      ts_aot_seterr(st, "out of memory");
+      return false;
+    }
+    ts_rt_aot_number_nodes(st->graph, order);
+    bool ok = true;
+    for (uint32_t k = 0; k < n && ok; k++) {
+      ok = ts_aot_bind(st, &st->nodes[k], order[k]);
+      st->nnodes = k + 1;
+      if (!ok)
+        ts_aot_init_fail(st, order[k]->kind_name);
+    }
+    ts_rt_free(order);
+    if (!ok)
+      return false;
+  } else if (!ts_rt_interp_prepare(st->ip, &st->ctx, st->graph, NULL))
+    return ts_aot_init_fail(st, "the compiled graph");
+  if (st->fallback && !ts_rt_interp_prepare(st->ip, &st->ctx, st->fallback, NULL))
+    return ts_aot_init_fail(st, "the fallback graph");
+  ts_rt_clear_error(&st->ctx);
+  return true;
+}
+
+/* The state itself could not be allocated: the one error without a state
+ * to hold its text. */
+static bool ts_aot_no_state;
+
+int ts_rt_aot_init(ts_rt_aot_desc *desc) {
+  ts_rt_aot_state *st = desc->state;
+  if (st && st->ready)
+    return TSAOT_OK;
+  if (!st) {
+    /* the state outlives runs: the C library's, whatever heap is current */
+    ts_rt_heap *prev = ts_rt_heap_use(NULL);
+    st = ts_rt_calloc(1, sizeof *st);
+    ts_rt_heap_use(prev);
+    ts_aot_no_state = !st;
+    if (!st)
+      return TSAOT_E_INIT;
+    st->nthreads = 1;
+    desc->state = st;
+  }
+  st->desc = desc;
+  st->fail_node = -1;
+  st->err[0] = st->why[0] = 0;
+  ts_rt_heap *prev = ts_rt_heap_use(NULL);
+  bool ok = ts_aot_load(st);
+  ts_rt_heap_use(prev);
+  if (!ok) {
+    char keep[TS_AOT_ERR_CAP];
+    memcpy(keep, st->err, sizeof keep);
+    ts_aot_teardown(st);
+    memcpy(st->err, keep, sizeof keep);
+    return TSAOT_E_INIT;
+  }
+  st->ready = true;
+  return TSAOT_OK;
+}
+
+void ts_rt_aot_release(ts_rt_aot_desc *desc) {
+  ts_rt_aot_state *st = desc->state;
+  if (!st)
+    return;
+  ts_rt_heap *prev = ts_rt_heap_use(NULL);
+  ts_aot_teardown(st);
+  ts_rt_free(st);
+  ts_rt_heap_use(prev);
+  desc->state = NULL;
+}
+
+/* ------------------------------------------------------------- queries */
+
+int ts_rt_aot_num_inputs(ts_rt_aot_desc *desc) { return (int)desc->ninputs; }
+
+int ts_rt_aot_num_outputs(ts_rt_aot_desc *desc) { return desc->noutputs; }
+
+static void ts_aot_spec_out(const ts_rt_aot_spec *sp, tsaot_spec *out) {
+  memset(out, 0, sizeof *out);
+  out->kind = sp->kind;
+  ts_dtype dt = sp->kind == TSAOT_SPEC_INT     ? TS_DT_INT64
+                : sp->kind == TSAOT_SPEC_FLOAT ? TS_DT_FLOAT64
+                : sp->kind == TSAOT_SPEC_BOOL  ? TS_DT_BOOL
+                                               : (ts_dtype)sp->dtype;
+  out->dtype = ts_aot_dtype_to_dl(dt);
+  out->ndim = sp->kind == TSAOT_SPEC_TENSOR ? sp->ndim : 0;
+  out->shape = sp->kind == TSAOT_SPEC_TENSOR ? sp->sizes : NULL;
+}
+
+int ts_rt_aot_input_spec(ts_rt_aot_desc *desc, int i, void *tsaot_spec_out) {
+  if (i < 0 || (uint32_t)i >= desc->ninputs || !desc->inputs || !tsaot_spec_out)
+    return TSAOT_E_INPUT;
+  ts_aot_spec_out(&desc->inputs[i], tsaot_spec_out);
+  return TSAOT_OK;
+}
+
+int ts_rt_aot_output_spec(ts_rt_aot_desc *desc, int i, void *tsaot_spec_out) {
+  if (i < 0 || desc->noutputs < 0 || i >= desc->noutputs || !desc->outputs || !tsaot_spec_out)
+    return TSAOT_E_OUTPUT;
+  ts_aot_spec_out(&desc->outputs[i], tsaot_spec_out);
+  return TSAOT_OK;
+}
+
+size_t ts_rt_aot_arena_size(ts_rt_aot_desc *desc) {
+  return (size_t)(ts_aot_round64(desc->arena_plan) + desc->arena_heap);
+}
+
+void ts_rt_aot_set_threads(ts_rt_aot_desc *desc, int n) {
+  if (ts_rt_aot_init(desc) != TSAOT_OK)
+    return;
+  ts_rt_aot_state *st = desc->state;
+  if (n == st->nthreads)
+    return;
+  st->nthreads = n;
+  ts_rt_heap *prev = ts_rt_heap_use(NULL);
+  ts_rt_ctx_free(&st->ctx);
+  if (!ts_aot_ctx_init(st))
+    ts_aot_seterr(st, "out of memory");
+  ts_rt_heap_use(prev);
+}
+
+const char *ts_rt_aot_last_error(ts_rt_aot_desc *desc) {
+  return desc->state ? desc->state->err : ts_aot_no_state ? "out of memory" : "";
+}
+
+int ts_rt_aot_last_bailout(ts_rt_aot_desc *desc) { return desc->state ? desc->state->bailout : 0; }
+
+/* ----------------------------------------------------------------- guard */
+
+static const char *ts_aot_dt_short(ts_dtype dt) {
+  switch (dt) {
+  case TS_DT_BOOL: return "bool";
+  case TS_DT_UINT8: return "u8";
+  case TS_DT_INT8: return "i8";
+  case TS_DT_INT16: return "i16";
+  case TS_DT_INT32: return "i32";
+  case TS_DT_INT64: return "i64";
+  case TS_DT_FLOAT16: return "f16";
+  case TS_DT_BFLOAT16: return "bf16";
+  case TS_DT_FLOAT32: return "f32";
+  case TS_DT_FLOAT64: return "f64";
+  default: return "?";
+  }
+}
+
+/* Appends to a fixed buffer, truncating. */
+typedef struct ts_aot_text {
+  char *p;
+  size_t cap, len;
+} ts_aot_text;
+
+static void ts_aot_put(ts_aot_text *t, const char *fmt, ...) TS_PRINTF(2, 3);
+static void ts_aot_put(ts_aot_text *t, const char *fmt, ...) {
+  if (t->len + 1 >= t->cap)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+  va_end(ap);
+  if (n > 0)
+    t->len = t->len + (size_t)n < t->cap ? t->len + (size_t)n : t->cap - 1;
+}
+
+/* "f32[1,3,224,224]" ("?" for a size the code does not fix). */
+static void ts_aot_put_shape(ts_aot_text *t, ts_dtype dt, int32_t ndim, const int64_t *sizes) {
+  ts_aot_put(t, "%s", ts_aot_dt_short(dt));
+  if (ndim < 0) {
+    ts_aot_put(t, "[...]");
+    return;
+  }
+  ts_aot_put(t, "[");
+  for (int32_t d = 0; d < ndim; d++) {
+    if (sizes[d] < 0)
+      ts_aot_put(t, "%s?", d ? "," : "");
+    else
+      ts_aot_put(t, "%s%lld", d ? "," : "", (long long)sizes[d]);
+  }
+  ts_aot_put(t, "]");
+}
+
+static const char *const ts_aot_kind_names[] = {"a tensor", "an int", "a float", "a bool"};
+
+static void ts_aot_put_spec(ts_aot_text *t, const ts_rt_aot_spec *sp) {
+  if (sp->kind == TSAOT_SPEC_TENSOR)
+    ts_aot_put_shape(t, (ts_dtype)sp->dtype, sp->ndim, sp->sizes);
+  else
+    ts_aot_put(t, "%s", sp->kind > 0 && sp->kind < 4 ? ts_aot_kind_names[sp->kind] : "?");
+}
+
+static void ts_aot_put_value(ts_aot_text *t, ts_iv v) {
+  if (v.tag == TS_IV_TENSOR)
+    ts_aot_put_shape(t, (ts_dtype)v.u.t->dtype, v.u.t->ndim, v.u.t->sizes);
+  else
+    ts_aot_put(t, "%s %s", v.tag == TS_IV_INT ? "an" : "a", ts_iv_tag_name(v));
+}
+
+/* Whether value v of input i matches its spec; else the reason in st->why. */
+static bool ts_aot_match(ts_rt_aot_state *st, uint32_t i, const ts_rt_aot_spec *sp, ts_iv v) {
+  static const int32_t tags[] = {TS_IV_TENSOR, TS_IV_INT, TS_IV_DOUBLE, TS_IV_BOOL};
+  bool ok = sp->kind >= 0 && sp->kind < 4 && v.tag == tags[sp->kind];
+  if (ok && sp->kind == TSAOT_SPEC_TENSOR) {
+    const ts_rt_tensor *t = v.u.t;
+    ok = t->dtype == sp->dtype && (sp->ndim < 0 || sp->ndim == t->ndim);
+    for (int32_t d = 0; ok && sp->ndim >= 0 && d < sp->ndim; d++)
+      ok = sp->sizes[d] < 0 || sp->sizes[d] == t->sizes[d];
+  }
+  if (!ok) {
+    ts_aot_text t = {.p = st->why, .cap = sizeof st->why};
+    ts_aot_put(&t, "input %u: expected ", (unsigned)i);
+    ts_aot_put_spec(&t, sp);
+    ts_aot_put(&t, ", got ");
+    ts_aot_put_value(&t, v);
+  }
+  return ok;
+}
+
+/* ------------------------------------------------------------------ runs */
+
+static void ts_aot_clear_values(ts_rt_aot_state *st) {
+  for (uint32_t i = 0; i < st->nparams; i++)
+    ts_iv_clear(&st->args[i]);
+  for (uint32_t i = 0; i < st->nrets; i++)
+    ts_iv_clear(&st->rets[i]);
+}
+
+/* The message of the run's error. */
+static void ts_aot_run_error(ts_rt_aot_state *st) {
+  ts_rt_ctx *c = &st->ctx;
+  const char *msg = c->err.data && c->err.len ? c->err.data : "the model failed";
+  ts_aot_text t = {.p = st->err, .cap = sizeof st->err};
+  if (st->fail_node >= 0 && (uint64_t)st->fail_node < st->nnodes)
+    ts_aot_put(&t, "%s: ", st->nodes[st->fail_node].n->kind_name);
+  if (c->exc_class)
+    ts_aot_put(&t, "%s: ", c->exc_class);
+  ts_aot_put(&t, "%s", msg);
+  if (st->bailout)
+    ts_aot_put(&t, " (in the interpreter, after a bailout: %s)", st->why);
+}
+
+/* Converts and checks the inputs, then runs the entry function or the
+ * interpreter; the results are left in st->rets. */
+static int ts_aot_exec(ts_rt_aot_state *st, const DLTensor *inputs, int ninputs) {
+  ts_rt_aot_desc *desc = st->desc;
+  ts_rt_ctx *c = &st->ctx;
+  ts_rt_clear_error(c);
+  c->out.len = 0;
+  if (c->out.data)
+    c->out.data[0] = 0;
+  st->bailout = 0;
+  st->fail_node = -1;
+  st->err[0] = st->why[0] = 0;
+  if (ninputs < 0 || (uint32_t)ninputs != desc->ninputs || (ninputs && !inputs)) {
+    ts_aot_seterr(st, "the model takes %u inputs, %d given", desc->ninputs, ninputs);
+    return TSAOT_E_INPUT;
+  }
+  bool match = true;
+  st->args[0] = ts_iv_none();
+  for (uint32_t i = 0; i < desc->ninputs; i++) {
+    ts_rt_tensor *t = ts_rt_tensor_from_dl(c, &inputs[i]);
+    bool ok = t && ts_rt_io_arg(c, t, ts_block_input(st->graph->block, i + 1)->type, &st->args[i + 1]);
+    if (t)
+      ts_rt_tensor_release(t);
+    if (!ok) {
+      ts_aot_seterr(st, "input %u: %s", (unsigned)i, c->err.data && c->err.len ? c->err.data : "out of memory");
+      ts_aot_clear_values(st);
+      return TSAOT_E_INPUT;
+    }
+    if (match)
+      match = ts_aot_match(st, i, &desc->inputs[i], st->args[i + 1]);
+  }
+  bool ok;
+  if (st->model && (match || st->fallback)) {
+    st->bailout = !match;
+    ok = ts_rt_model_run_graph(st->model, c, "forward", match ? st->graph : st->fallback, st->args + 1,
+                               st->nparams - 1, st->rets, NULL);
+  } else if (match && desc->entry) {
+    ok = desc->entry(st, c, st->args, st->rets);
+  } else if (match) {
+    ok = ts_rt_interp_run(st->ip, c, st->graph, st->args, st->nparams, st->rets, NULL);
+  } else if (st->fallback) {
+    st->bailout = 1;
+    ok = ts_rt_interp_run(st->ip, c, st->fallback, st->args, st->nparams, st->rets, NULL);
+  } else {
+    memcpy(st->err, st->why, sizeof st->err);
+    ts_aot_clear_values(st);
+    return TSAOT_E_INPUT;
+  }
+  c->plan_ptr = NULL;
+  c->plan_nbytes = 0;
+  for (uint32_t i = 0; i < st->nparams; i++)
+    ts_iv_clear(&st->args[i]);
+  if (!ok) {
+    ts_aot_run_error(st);
+    ts_aot_clear_values(st);
+    return TSAOT_E_RUN;
+  }
+  if (st->bailout)
+    memcpy(st->err, st->why, sizeof st->err);
+  return TSAOT_OK;
+}
+
+/* A result handed to the caller: the runtime tensor it keeps alive. */
+typedef struct ts_aot_managed {
+  DLManagedTensor m;
+  ts_rt_tensor *t;
+} ts_aot_managed;
+
+static void ts_aot_managed_delete(DLManagedTensor *self) {
+  ts_aot_managed *b = self->manager_ctx;
+  ts_rt_tensor_release(b->t);
+  ts_rt_free(b);
+}
+
+typedef struct ts_aot_collect {
+  ts_rt_aot_state *st;
+  DLManagedTensor **outs;
+  int max, n;
+} ts_aot_collect;
+
+/* One flattened output as a DLManagedTensor owning contiguous memory of its
+ * own (a result may view the caller's input or the weights: it is copied). */
+static bool ts_aot_collect_one(void *arg, ts_rt_tensor *t, ts_iv v) {
+  (void)v;
+  ts_aot_collect *col = arg;
+  ts_rt_ctx *c = &col->st->ctx;
+  if (!t)
+    return true; /* no array form (a str, an object) */
+  if (col->n >= col->max) {
+    col->n++;
+    return true;
+  }
+  ts_rt_tensor *own;
+  if (!t->storage->free_fn && ts_rt_tensor_is_contiguous(t)) {
+    ts_rt_tensor_retain(t);
+    own = t;
+  } else {
+    own = ts_rt_tensor_new(c, (ts_dtype)t->dtype, t->ndim, t->sizes, false);
+    if (own && !ts_rt_tensor_copy_(c, own, t)) {
+      ts_rt_tensor_release(own);
+      own = NULL;
+    }
+  }
+  if (!own)
+    return false;
+  ts_aot_managed *b = ts_rt_calloc(1, sizeof *b);
+  if (!b) {
+    ts_rt_tensor_release(own);
+    return ts_rt_oom(c);
+  }
+  b->t = own;
+  ts_rt_tensor_to_dl(own, &b->m.dl_tensor);
+  b->m.manager_ctx = b;
+  b->m.deleter = ts_aot_managed_delete;
+  col->outs[col->n++] = &b->m;
+  return true;
+}
+
+static int ts_aot_rets_fail(ts_rt_aot_state *st, int rc, const char *what) {
+  ts_aot_seterr(st, "%s: %s", what, st->ctx.err.data && st->ctx.err.len ? st->ctx.err.data : "out of memory");
+  return rc;
+}
+
+int ts_rt_aot_run(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLManagedTensor **outputs,
+                  int max_outputs, int *noutputs) {
+  if (noutputs)
+    *noutputs = 0;
+  int rc = ts_rt_aot_init(desc);
+  if (rc != TSAOT_OK)
+    return rc;
+  ts_rt_aot_state *st = desc->state;
+  if (desc->arena_plan && !st->plan) {
+    st->plan = aligned_alloc(64, (size_t)ts_aot_round64(desc->arena_plan));
+    if (!st->plan) {
+      ts_aot_seterr(st, "out of memory (the model's %llu-byte arena)", (unsigned long long)desc->arena_plan);
+      return TSAOT_E_RUN;
+    }
+  }
+  st->head.arena = st->plan;
+  /* the results outlive the call: the C library's, whatever heap is current */
+  ts_rt_heap *prev = ts_rt_heap_use(NULL);
+  if ((rc = ts_aot_exec(st, inputs, ninputs)) != TSAOT_OK) {
+    ts_rt_heap_use(prev);
+    return rc;
+  }
+  ts_aot_collect col = {.st = st, .outs = outputs, .max = outputs ? max_outputs : 0};
+  bool ok = true;
+  for (uint32_t i = 0; i < st->nrets && ok; i++)
+    ok = ts_rt_io_flatten(&st->ctx, st->rets[i], ts_aot_collect_one, &col);
+  ts_aot_clear_values(st);
+  ts_rt_heap_use(prev);
+  int made = col.n < col.max ? col.n : col.max;
+  if (!ok || col.n > col.max) {
+    for (int i = 0; i < made; i++)
+      outputs[i]->deleter(outputs[i]);
+    if (!ok)
+      return ts_aot_rets_fail(st, TSAOT_E_RUN, "the outputs");
+    ts_aot_seterr(st, "the model gave %d outputs, room for %d", col.n, max_outputs);
+    return TSAOT_E_OUTPUT;
+  }
+  if (noutputs)
+    *noutputs = made;
+  return TSAOT_OK;
+}
+
+typedef struct ts_aot_copyout {
+  ts_rt_aot_state *st;
+  DLTensor *outs;
+  int max, n;
+  bool bad;
+} ts_aot_copyout;
+
+/* Copies one flattened output into the caller's tensor of the same index. */
+static bool ts_aot_copy_one(void *arg, ts_rt_tensor *t, ts_iv v) {
+  (void)v;
+  ts_aot_copyout *co = arg;
+  ts_rt_aot_state *st = co->st;
+  if (!t)
+    return true;
+  int i = co->n++;
+  if (i >= co->max || co->bad)
+    return true;
+  DLTensor *dl = &co->outs[i];
+  ts_dtype dt;
+  bool same = ts_aot_dtype_from_dl(dl->dtype, &dt) && dt == t->dtype && dl->ndim == t->ndim;
+  for (int32_t d = 0; same && d < t->ndim; d++)
+    same = dl->shape[d] == t->sizes[d];
+  if (!same) {
+    ts_aot_text x = {.p = st->err, .cap = sizeof st->err};
+    ts_aot_put(&x, "output %d: the result is ", i);
+    ts_aot_put_shape(&x, (ts_dtype)t->dtype, t->ndim, t->sizes);
+    ts_aot_put(&x, ", the caller's tensor ");
+    if (ts_aot_dtype_from_dl(dl->dtype, &dt) && dl->ndim >= 0 && dl->ndim <= TS_RT_MAX_DIMS && (!dl->ndim || dl->shape))
+      ts_aot_put_shape(&x, dt, dl->ndim, dl->shape);
+    else
+      ts_aot_put(&x, "of another dtype");
+    co->bad = true;
+    return true;
+  }
+  ts_rt_tensor *dst = ts_rt_tensor_from_dl(&st->ctx, dl);
+  bool ok = dst && ts_rt_tensor_copy_(&st->ctx, dst, t);
+  if (dst)
+    ts_rt_tensor_release(dst);
+  return ok;
+}
+
+int ts_rt_aot_run_static(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLTensor *outputs,
+                         int noutputs, void *arena, size_t arena_size) {
+  int rc = ts_rt_aot_init(desc);
+  if (rc != TSAOT_OK)
+    return rc;
+  ts_rt_aot_state *st = desc->state;
+  st->bailout = 0;
+  if (st->model) {
+    /* the module's methods are compiled on first use and would land in
+     * the arena */
+    ts_aot_seterr(st, "this model reads or writes its module's state, which run_static cannot do; use %s_run",
+                  desc->name);
+    return TSAOT_E_INPUT;
+  }
+  size_t need = ts_rt_aot_arena_size(desc), plan = (size_t)ts_aot_round64(desc->arena_plan);
+  if (!arena || (uintptr_t)arena % TSAOT_ARENA_ALIGN) {
+    ts_aot_seterr(st, "the arena is not %d-byte aligned", TSAOT_ARENA_ALIGN);
+    return TSAOT_E_ARENA;
+  }
+  if (arena_size < need) {
+    ts_aot_seterr(st, "the arena has %zu bytes, the model needs %zu", arena_size, need);
+    return TSAOT_E_ARENA;
+  }
+  if (noutputs < 0 || (noutputs && !outputs)) {
+    ts_aot_seterr(st, "%d output tensors given", noutputs);
+    return TSAOT_E_OUTPUT;
+  }
+  ts_rt_heap *heap = ts_rt_heap_init((uint8_t *)arena + plan, arena_size - plan);
+  if (!heap) {
+    ts_aot_seterr(st, "the arena has no room for its heap (%zu bytes after the plan)", arena_size - plan);
+    return TSAOT_E_ARENA;
+  }
+  ts_rt_heap *prev = ts_rt_heap_use(heap);
+  st->head.arena = arena;
+  rc = ts_aot_exec(st, inputs, ninputs);
+  if (rc == TSAOT_OK) {
+    ts_aot_copyout co = {.st = st, .outs = outputs, .max = noutputs};
+    bool ok = true;
+    for (uint32_t i = 0; i < st->nrets && ok; i++)
+      ok = ts_rt_io_flatten(&st->ctx, st->rets[i], ts_aot_copy_one, &co);
+    if (!ok) {
+      rc = ts_aot_rets_fail(st, TSAOT_E_RUN, "the outputs");
+    } else if (co.bad) {
+      rc = TSAOT_E_OUTPUT;
+    } else if (co.n != noutputs) {
+      ts_aot_seterr(st, "the model gave %d outputs, %d tensors given", co.n, noutputs);
+      rc = TSAOT_E_OUTPUT;
+    }
+  }
+  ts_aot_clear_values(st);
+  st->head.arena = NULL;
+  ts_rt_heap_use(prev);
+  return rc;
+}
+
+/* ------------------------------------------- helpers of the entry function */
+
+static bool ts_aot_node_ok(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k) {
+  if (k < st->nnodes)
+    return true;
+  return ts_rt_fail(ctx, "internal error: node %u of %u", (unsigned)k, (unsigned)st->nnodes);
+}
+
+static bool ts_aot_fail_at(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k) {
+  if (!ctx->failed)
+    ts_rt_fail(ctx, "%s failed", k < st->nnodes ? st->nodes[k].n->kind_name : "a node");
+  if (st->fail_node < 0 && k < st->nnodes)
+    st->fail_node = k;
+  return false;
+}
+
+bool ts_rt_aot_call(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_iv *const *ins, uint32_t nin,
+                    ts_iv *const *outs, uint32_t nout, int64_t plan_off, uint64_t plan_nbytes) {
+  if (!ts_aot_node_ok(st, ctx, k))
+    return false;
+  const ts_aot_node *an = &st->nodes[k];
+  if (an->how != TS_AOT_KERNEL && an->how != TS_AOT_INTERP) {
+    ts_diag d = {0};
+    ts_rt_aot_node_supported(an->n, &d);
+    ts_rt_fail(ctx, "%s", d.text.data && d.text.len ? d.text.data : "not callable");
+    ts_diag_free(&d);
+    return ts_aot_fail_at(st, ctx, k);
+  }
+  ts_iv sin[TS_AOT_STACK_OPS], sout[TS_AOT_STACK_OPS];
+  ts_iv *in = sin, *out = sout;
+  if (nin > TS_AOT_STACK_OPS && !(in = ts_rt_malloc((size_t)nin * sizeof *in)))
+    return ts_rt_oom(ctx), ts_aot_fail_at(st, ctx, k);
+  if (nout > TS_AOT_STACK_OPS && !(out = ts_rt_malloc((size_t)nout * sizeof *out))) {
+    if (in != sin)
+      ts_rt_free(in);
+    return ts_rt_oom(ctx), ts_aot_fail_at(st, ctx, k);
+  }
+  for (uint32_t i = 0; i < nin; i++)
+    in[i] = *ins[i];
+  for (uint32_t i = 0; i < nout; i++)
+    out[i] = ts_iv_none();
+  if (plan_nbytes && st->head.arena) {
+    ctx->plan_ptr = st->head.arena + plan_off;
+    ctx->plan_nbytes = (size_t)plan_nbytes;
+  }
+  bool ok;
+  if (an->how == TS_AOT_KERNEL) {
+    ts_rt_call call = {.in = in, .nin = nin, .out = out, .nout = nout, .node = an->n};
+    ok = an->fn(ctx, &call);
+  } else
+    ok = ts_rt_interp_node(st->ip, ctx, an->n, in, nin, out, nout);
+  ctx->plan_ptr = NULL;
+  ctx->plan_nbytes = 0;
+  if (ok)
+    for (uint32_t i = 0; i < nout; i++) {
+      ts_iv old = *outs[i];
+      *outs[i] = out[i];
+      ts_iv_release(old);
+    }
+  if (in != sin)
+    ts_rt_free(in);
+  if (out != sout)
+    ts_rt_free(out);
+  return ok || ts_aot_fail_at(st, ctx, k);
+}
+
+void ts_rt_aot_const(ts_rt_aot_state *st, uint32_t k, ts_iv *slot) {
+  ts_iv v = k < st->nnodes && st->nodes[k].how == TS_AOT_CONST ? st->nodes[k].value : ts_iv_none();
+  ts_iv_retain(v);
+  ts_iv old = *slot;
+  *slot = v;
+  ts_iv_release(old);
+}
+
+typedef struct ts_aot_kjob {
+  ts_rt_aot_kernel_fn kernel;
+  const void *kargs;
+} ts_aot_kjob;
+
+static void ts_aot_kjob_run(void *arg, int64_t begin, int64_t end) {
+  const ts_aot_kjob *j = arg;
+  j->kernel(j->kargs, begin, end);
+}
+
+/* Mirrors codegen/codegen.h's ts_cg_kargs (same layout; the runtime does
+ * not include the code generator's header). */
+typedef struct ts_aot_kargs {
+  void **ptrs;
+  const int64_t *strides;
+  int64_t contig;
+} ts_aot_kargs;
+
+bool ts_rt_aot_fusion(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_rt_aot_kernel_fn kernel, ts_iv *const *ops,
+                      uint32_t nin, uint32_t nout, int32_t ndim, const int64_t *sizes, const int32_t *out_dtypes,
+                      const int64_t *out_offs) {
+  if (!ts_aot_node_ok(st, ctx, k))
+    return false;
+  uint32_t nops = nin + nout;
+  if (ndim < 0 || ndim > TS_RT_MAX_DIMS || (uint64_t)nops * (uint64_t)(ndim ? ndim : 1) > TS_AOT_FUSION_DIMS) {
+    ts_rt_fail(ctx, "a fused kernel of %u operands and %d dimensions (at most %d operand dimensions)",
+               (unsigned)nops, (int)ndim, TS_AOT_FUSION_DIMS);
+    return ts_aot_fail_at(st, ctx, k);
+  }
+  void *ptrs[TS_AOT_FUSION_DIMS];
+  int64_t strides[TS_AOT_FUSION_DIMS];
+  bool contig = true;
+  int64_t numel = 1;
+  for (int32_t d = 0; d < ndim; d++)
+    numel *= sizes[d];
+  for (uint32_t i = 0; i < nin; i++) {
+    ts_iv *v = ops[i];
+    int64_t *s = strides + (size_t)i * (size_t)ndim;
+    if (v->tag != TS_IV_TENSOR) {
+      if (v->tag != TS_IV_INT && v->tag != TS_IV_DOUBLE && v->tag != TS_IV_BOOL) {
+        ts_rt_fail(ctx, "input %u of a fused kernel is a %s", (unsigned)i, ts_iv_tag_name(*v));
+        return ts_aot_fail_at(st, ctx, k);
+      }
+      ptrs[i] = &v->u;
+      for (int32_t d = 0; d < ndim; d++)
+        s[d] = 0;
+      continue;
+    }
+    const ts_rt_tensor *t = v->u.t;
+    if (t->ndim > ndim) {
+      ts_rt_fail(ctx, "input %u of a fused kernel has %d dimensions, the output %d", (unsigned)i, (int)t->ndim,
+                 (int)ndim);
+      return ts_aot_fail_at(st, ctx, k);
+    }
+    bool same = t->ndim == ndim;
+    for (int32_t d = 0; d < ndim; d++) {
+      int32_t j = d - (ndim - t->ndim);
+      if (j < 0) {
+        s[d] = 0;
+      } else if (t->sizes[j] == sizes[d]) {
+        s[d] = t->strides[j];
+      } else if (t->sizes[j] == 1) {
+        s[d] = 0;
+        same = false;
+      } else {
+        ts_rt_fail(ctx,
+                   "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
+                   (long long)sizes[d], (long long)t->sizes[j], (int)d);
+        return ts_aot_fail_at(st, ctx, k);
+      }
+    }
+    contig = contig && same && ts_rt_tensor_is_contiguous(t);
+    ptrs[i] = ts_rt_tensor_data(t);
+  }
+  int64_t cs[TS_RT_MAX_DIMS];
+  ts_rt_strides_contiguous(ndim, sizes, cs);
+  for (uint32_t j = 0; j < nout; j++) {
+    ts_dtype dt = (ts_dtype)out_dtypes[j];
+    ts_rt_tensor *t = NULL;
+    if (out_offs && out_offs[j] >= 0 && st->head.arena) {
+      size_t nbytes = (size_t)numel * ts_dtype_size(dt);
+      ts_rt_storage *s = ts_rt_storage_wrap(ctx, st->head.arena + out_offs[j], nbytes, ts_aot_noop_free, NULL);
+      if (s) {
+        t = ts_rt_tensor_new_view(ctx, s, dt, 0, ndim, sizes, cs);
+        ts_rt_storage_release(s);
+      }
+    } else
+      t = ts_rt_tensor_new(ctx, dt, ndim, sizes, false);
+    if (!t)
+      return ts_aot_fail_at(st, ctx, k);
+    ts_iv old = *ops[nin + j];
+    *ops[nin + j] = ts_iv_tensor(t);
+    ts_iv_release(old);
+    ptrs[nin + j] = ts_rt_tensor_data(t);
+    for (int32_t d = 0; d < ndim; d++)
+      strides[(size_t)(nin + j) * (size_t)ndim + d] = cs[d];
+  }
+  ts_aot_kargs ka = {.ptrs = ptrs, .strides = strides, .contig = contig};
+  ts_aot_kjob job = {.kernel = kernel, .kargs = &ka};
+  int64_t n, grain = TS_AOT_GRAIN;
+  if (contig) {
+    n = numel;
+  } else {
+    int64_t last = ndim ? sizes[ndim - 1] : 1;
+    n = ndim > 1 ? numel / (last ? last : 1) : 1;
+    if (ndim > 1 && last == 0) /* rows of nothing */
+      n = 0;
+    grain = last > 0 ? (TS_AOT_GRAIN + last - 1) / last : 1;
+  }
+  if (numel > 0)
+    ts_rt_parallel_for(ctx, n, grain, ts_aot_kjob_run, &job);
+  return true;
+}
+
+void ts_rt_aot_release_slot(ts_iv *slot) { ts_iv_clear(slot); }
+
+void ts_rt_aot_copy_slot(ts_iv *dst, const ts_iv *src) {
+  ts_iv v = *src;
+  ts_iv_retain(v);
+  ts_iv old = *dst;
+  *dst = v;
+  ts_iv_release(old);
+}
+
+void ts_rt_aot_set_int(ts_iv *slot, int64_t i) {
+  ts_iv old = *slot;
+  *slot = ts_iv_int(i);
+  ts_iv_release(old);
+}
+
+bool ts_rt_aot_get_bool(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, const ts_iv *slot, bool *out) {
+  if (slot->tag == TS_IV_BOOL) {
+    *out = slot->u.b;
+    return true;
+  }
+  if (ts_aot_node_ok(st, ctx, k))
+    ts_rt_fail(ctx, "%s condition is a %s, not a bool", st->nodes[k].n->kind_name, ts_iv_tag_name(*slot));
+  return ts_aot_fail_at(st, ctx, k);
+}
+
+bool ts_rt_aot_get_int(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, const ts_iv *slot, int64_t *out) {
+  if (slot->tag == TS_IV_INT) {
+    *out = slot->u.i;
+    return true;
+  }
+  if (ts_aot_node_ok(st, ctx, k))
+    ts_rt_fail(ctx, "%s needs an int, got a %s", st->nodes[k].n->kind_name, ts_iv_tag_name(*slot));
+  return ts_aot_fail_at(st, ctx, k);
+}

@@ -1,0 +1,476 @@
+/* tools/tsaot.c: the compiler (../shared/DESIGN.md, "Command-line contract").
+ *
+ *   tsaot MODEL.pt -o OUT.so [--example in0.npy ...] [--input f32[1,3,224,224] ...]
+ *         [-c] [--name NAME] [-O0..-O3] [--no-fallback] [--device cpu|cuda]
+ *         [--emit-llvm FILE] [--print-after-all] [--target T] [--cpu C]
+ *         [--features F] [-v]
+ *
+ * Compiles forward: the pass pipeline specialised to the input specs (from
+ * example .npy files or spec texts, in argument order), then code
+ * generation (codegen/). Unless --no-fallback, the graph optimized without
+ * a specialisation goes into the object too, for the interpreter to run
+ * inputs the specialisation does not cover. The bytes run_static needs for
+ * run-time allocations are measured here: the specialised graph runs once
+ * in the interpreter over a counting heap, on the examples (zeros for
+ * --input specs).
+ *
+ * Exit status: 0 success, 1 a model/input/compile error, 2 a usage error.
+ */
+#include "aot.h"
+#include "codegen.h"
+#include "model.h"
+#include "npy.h"
+#include "passes.h"
+#include "runtime.h"
+#include "tool_util.h"
+#include "tsaot_link.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void ts_cc_usage(FILE *f) {
+  fprintf(f,
+          "usage: tsaot MODEL.pt -o OUT.so [options]\n"
+          "       tsaot MODEL.pt -c -o OUT.o [options]\n"
+          "\n"
+          "Compiles the forward method of MODEL.pt (an archive torch.jit.save wrote) to\n"
+          "native code: a shared library with the C ABI of include/tsaot.h, or with -c an\n"
+          "object file and a header (OUT.h) for static linking.\n"
+          "\n"
+          "  -o OUT            the output file\n"
+          "  -c                write an object file and its header instead of a library\n"
+          "  --example X.npy   an example input (the next argument of forward after self;\n"
+          "                    repeat, or list several after one --example): the code is\n"
+          "                    specialised to its dtype and sizes\n"
+          "  --input SPEC      an input spec instead of an example: f32[1,3,224,224],\n"
+          "                    i64[], f32[N,3] (N: any size), f32[?,3], ...\n"
+          "  --name NAME       prefix of the exported functions (default: model)\n"
+          "  -O0 .. -O3        LLVM optimization level (default: -O3)\n"
+          "  --no-fallback     no interpreter in the output: inputs off the specialisation\n"
+          "                    are an error (TSAOT_E_INPUT) instead of a slower run\n"
+          "  --device cpu|cuda where the code runs (default: cpu)\n"
+          "  --emit-llvm FILE  write the optimized LLVM IR to FILE\n"
+          "  --print-after-all print the graph after each pass to stderr\n"
+          "  --target TRIPLE, --cpu NAME, --features +a,-b\n"
+          "                    cross compilation (default: this machine)\n"
+          "  -v, --verbose     progress, timings and a summary to stderr\n"
+          "  -h, --help        this text\n"
+          "\n"
+          "Without --example or --input the code is shape-generic (fused groups run in\n"
+          "the embedded interpreter). Exit status: 0 success, 1 an error in the model,\n"
+          "its inputs or the compilation, 2 a usage error.\n");
+}
+
+static double ts_cc_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static bool ts_cc_is_ident(const char *s) {
+  if (!*s || isdigit((unsigned char)*s))
+    return false;
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && *s != '_')
+      return false;
+  return true;
+}
+
+/* Splits "a|b|c" (tsaot_link.h's lists) into argv-like pieces; empty items dropped. */
+static uint32_t ts_cc_split(char *s, const char **out, uint32_t max) {
+  uint32_t n = 0;
+  for (char *tok = strtok(s, "|"); tok && n < max; tok = strtok(NULL, "|"))
+    if (*tok)
+      out[n++] = tok;
+  return n;
+}
+
+static bool ts_cc_ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* The arguments of the measuring run: example arrays as they are (0-d
+ * arrays for number parameters as numbers), zeros for spec texts. */
+static bool ts_cc_args(ts_rt_ctx *ctx, ts_graph *g, const ts_type *const *types, const char *const *specs,
+                       uint32_t nspecs, ts_iv *args, ts_buf *why) {
+  for (uint32_t k = 0; k < nspecs; k++) {
+    const ts_value *pv = ts_block_input(g->block, k + 1);
+    if (ts_cc_ends_with(specs[k], ".npy")) {
+      ts_rt_tensor *t = ts_rt_npy_read(ctx, specs[k]);
+      if (!t) {
+        ts_buf_printf(why, "%s", ctx->err.data ? ctx->err.data : specs[k]);
+        return false;
+      }
+      if (!ts_rt_io_arg(ctx, t, pv->type, &args[k])) {
+        ts_buf_printf(why, "%s: %s", specs[k], ctx->err.data ? ctx->err.data : "bad input");
+        ts_rt_tensor_release(t);
+        return false;
+      }
+      ts_rt_tensor_release(t);
+      continue;
+    }
+    const ts_type *ty = types[k + 1];
+    const ts_tensor_info *ti = ty && ty->kind == TS_TY_TENSOR ? ty->tensor : NULL;
+    bool sized = ti && ti->sizes && ti->dtype >= 0;
+    for (int32_t i = 0; sized && i < ti->rank; i++)
+      sized = ti->sizes[i] >= 0;
+    if (!sized) {
+      ts_buf_printf(why, "input %u has sizes the spec leaves open", k);
+      return false;
+    }
+    ts_rt_tensor *t = ts_rt_tensor_new(ctx, (ts_dtype)ti->dtype, ti->rank, ti->sizes, true);
+    if (!t)
+      return false;
+    args[k] = ts_iv_tensor(t);
+  }
+  return true;
+}
+
+/* The parameters from `given` on (self is 0), which the specs leave out,
+ * take their default values: each becomes a constant of the graph and
+ * stops being an input, as when Python calls forward without them. */
+static bool ts_cc_bind_defaults(ts_rt_model *m, ts_graph *g, uint32_t given, const char *path) {
+  uint32_t n = ts_block_ninputs(g->block);
+  ts_rt_ctx ctx;
+  ts_rt_ctx_init(&ctx, 1);
+  ts_iv *all = calloc(n, sizeof *all);
+  bool ok = all && ts_rt_model_defaults(m, &ctx, g, "forward", all, given);
+  if (!ok)
+    fprintf(stderr, "tsaot: %s: %s (give a spec for every argument without a default)\n", path,
+            ctx.err.data ? ctx.err.data : "out of memory");
+  for (uint32_t i = n; ok && i-- > given;) {
+    ts_value *p = ts_block_input(g->block, i);
+    ts_value *c = ts_pass_const_insert_iv(ts_block_first(g->block), &all[i], NULL, false);
+    if (!c) {
+      fprintf(stderr, "tsaot: %s: the default of '%s' cannot be a constant of the graph\n", path,
+              p->name ? p->name : "?");
+      ok = false;
+      break;
+    }
+    ts_value_replace_all_uses(p, c);
+    ts_node_remove_output(g->block->param, i);
+  }
+  for (uint32_t i = given; all && i < n; i++)
+    ts_iv_release(all[i]);
+  free(all);
+  ts_rt_ctx_free(&ctx);
+  return ok;
+}
+
+/* Runs the specialised graph once on a counting heap: the peak of the
+ * run's allocations bounds what the compiled code allocates at run time
+ * (it allocates less: its planned tensors are not on the heap). */
+static uint64_t ts_cc_measure_heap(ts_rt_model *m, ts_graph *g, const ts_type *const *types, const char *const *specs,
+                                   uint32_t nspecs, bool verbose) {
+  ts_rt_ctx ctx;
+  ts_rt_ctx_init(&ctx, 1);
+  ts_iv *args = calloc(nspecs + 1, sizeof *args), ret = ts_iv_none();
+  ts_buf why = {0}, where = {0};
+  uint64_t bytes = 0;
+  ts_rt_heap *h = ts_rt_heap_init(NULL, 0);
+  if (!args || !h)
+    goto out;
+  ts_rt_heap *prev = ts_rt_heap_use(h);
+  bool ok = ts_cc_args(&ctx, g, types, specs, nspecs, args, &why) &&
+            ts_rt_model_run_graph(m, &ctx, "forward", g, args, nspecs, &ret, &where);
+  if (ok)
+    ts_iv_release(ret);
+  for (uint32_t k = 0; k < nspecs; k++)
+    ts_iv_release(args[k]);
+  ts_rt_heap_use(prev);
+  if (ok) {
+    /* headroom for what differs between the interpreter and compiled code */
+    uint64_t peak = ts_rt_heap_peak(h);
+    bytes = peak + peak / 4 + 64 * 1024;
+    bytes = (bytes + 63) & ~(uint64_t)63;
+  } else if (verbose)
+    fprintf(stderr, "tsaot: note: the measuring run failed (%s); run_static will need no more than the plan\n",
+            why.len ? why.data : where.len ? where.data : ctx.err.data ? ctx.err.data : "?");
+out:
+  ts_rt_heap_dispose(h);
+  free(args);
+  ts_buf_free(&why);
+  ts_buf_free(&where);
+  ts_rt_ctx_free(&ctx);
+  return bytes;
+}
+
+int main(int argc, char **argv) {
+  const char *path = NULL, *out = NULL, *name = "model", *emit_llvm = NULL, *log = NULL;
+  const char *device = "cpu";
+  ts_cg_target_opts target = {.opt_level = 3};
+  bool object = false, no_fallback = false, verbose = false;
+  const char **specs = calloc((size_t)argc + 1, sizeof *specs);
+  uint32_t nspecs = 0;
+  if (!specs) {
+    fprintf(stderr, "tsaot: out of memory\n");
+    return 1;
+  }
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      ts_cc_usage(stdout);
+      free(specs);
+      return 0;
+    } else if (!strcmp(a, "-c")) {
+      object = true;
+    } else if (!strcmp(a, "--no-fallback")) {
+      no_fallback = true;
+    } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+      verbose = true;
+    } else if (!strcmp(a, "--print-after-all")) {
+      log = "all";
+    } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
+      target.opt_level = a[2] - '0';
+    } else if (!strcmp(a, "-o") || !strcmp(a, "--example") || !strcmp(a, "--input") || !strcmp(a, "--name") ||
+               !strcmp(a, "--device") || !strcmp(a, "--emit-llvm") || !strcmp(a, "--target") ||
+               !strcmp(a, "--cpu") || !strcmp(a, "--features")) {
+      if (++i == argc) {
+        fprintf(stderr, "tsaot: error: %s needs a value\n", a);
+        free(specs);
+        return 2;
+      }
+      const char *v = argv[i];
+      if (!strcmp(a, "-o"))
+        out = v;
+      else if (!strcmp(a, "--example")) {
+        specs[nspecs++] = v;
+        /* `--example a.npy b.npy`: the arrays that follow are examples too */
+        while (i + 1 < argc && argv[i + 1][0] != '-' && ts_cc_ends_with(argv[i + 1], ".npy"))
+          specs[nspecs++] = argv[++i];
+      } else if (!strcmp(a, "--input"))
+        specs[nspecs++] = v;
+      else if (!strcmp(a, "--name"))
+        name = v;
+      else if (!strcmp(a, "--device"))
+        device = v;
+      else if (!strcmp(a, "--emit-llvm"))
+        emit_llvm = v;
+      else if (!strcmp(a, "--target"))
+        target.triple = v;
+      else if (!strcmp(a, "--cpu"))
+        target.cpu = v;
+      else
+        target.features = v;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "tsaot: error: unknown option '%s' (tsaot --help lists them)\n", a);
+      free(specs);
+      return 2;
+    } else if (!path) {
+      path = a;
+    } else if (ts_cc_ends_with(a, ".npy")) {
+      specs[nspecs++] = a;
+    } else {
+      fprintf(stderr, "tsaot: error: unexpected argument '%s' (one model, then options)\n", a);
+      free(specs);
+      return 2;
+    }
+  }
+  if (!path || !out) {
+    if (path)
+      fprintf(stderr, "tsaot: error: no output file (-o OUT)\n");
+    else
+      ts_cc_usage(stderr);
+    free(specs);
+    return 2;
+  }
+  if (!ts_cc_is_ident(name)) {
+    fprintf(stderr, "tsaot: error: --name '%s' is not a C identifier\n", name);
+    free(specs);
+    return 2;
+  }
+  if (strcmp(device, "cpu") != 0) {
+    if (strcmp(device, "cuda") == 0)
+      fprintf(stderr, "tsaot: error: --device cuda is not supported yet; compile for --device cpu\n");
+    else
+      fprintf(stderr, "tsaot: error: --device wants cpu or cuda, got '%s'\n", device);
+    free(specs);
+    return strcmp(device, "cuda") == 0 ? 1 : 2;
+  }
+
+  int rc = 1;
+  double t0 = ts_cc_now();
+  ts_diag d = {0};
+  d.max_errors = 20;
+  ts_rt_model *m = NULL;
+  ts_graph *sg = NULL, *fg = NULL;
+  const ts_type **types = NULL;
+  ts_cg_module mod = {0};
+  bool have_mod = false;
+  ts_cg_stats stats = {0};
+  char tmpobj[] = "/tmp/tsaot-XXXXXX.o";
+  char *archive = NULL;
+  bool have_tmp = false;
+
+  if (!(m = ts_rt_model_load(path, &d))) {
+    fputs(d.text.data ? d.text.data : "tsaot: cannot load the model\n", stderr);
+    goto done;
+  }
+  ts_graph *g = ts_rt_model_graph(m, "forward", &d);
+  if (!g) {
+    fputs(d.text.data ? d.text.data : "tsaot: cannot compile forward\n", stderr);
+    goto done;
+  }
+  uint32_t nparams = ts_block_ninputs(g->block) - 1;
+  if (nspecs > nparams) {
+    fprintf(stderr, "tsaot: %s: forward takes %u argument%s after self, %u specs given\n", path, nparams,
+            nparams == 1 ? "" : "s", nspecs);
+    goto done;
+  }
+  ts_iv root = ts_rt_model_root(m);
+  /* the specialised graph */
+  if (!(sg = ts_graph_copy(g))) {
+    fprintf(stderr, "tsaot: out of memory\n");
+    goto done;
+  }
+  if (nspecs && nspecs < nparams && !ts_cc_bind_defaults(m, sg, 1 + nspecs, path))
+    goto done;
+  if (nspecs && !(types = ts_tool_input_types(sg, specs, nspecs, &d))) {
+    fputs(d.text.data ? d.text.data : "tsaot: bad input spec\n", stderr);
+    goto done;
+  }
+  ts_pass_env env = {.d = &d,
+                     .module = &root,
+                     .input_types = types,
+                     .ninput_types = types ? ts_block_ninputs(sg->block) : 0,
+                     .log_passes = log};
+  if (verbose)
+    fprintf(stderr, "tsaot: %s: optimizing forward (%u nodes)\n", path, ts_pass_count_nodes(g));
+  if (!ts_pass_run_list(sg, "default", &env)) {
+    fputs(d.text.data ? d.text.data : "tsaot: a pass failed\n", stderr);
+    goto done;
+  }
+  /* the unspecialised graph, for inputs off the specialisation */
+  if (nspecs && !no_fallback) {
+    ts_pass_env fenv = {.d = &d, .module = &root};
+    if (!(fg = ts_graph_copy(g)) || (nspecs < nparams && !ts_cc_bind_defaults(m, fg, 1 + nspecs, path)) ||
+        !ts_pass_run_list(fg, "default", &fenv)) {
+      fputs(d.text.data ? d.text.data : "tsaot: a pass failed on the unspecialised graph\n", stderr);
+      goto done;
+    }
+  }
+  double t_passes = ts_cc_now() - t0;
+  uint64_t heap = nspecs ? ts_cc_measure_heap(m, sg, types, specs, nspecs, verbose) : 0;
+  double t_measure = ts_cc_now() - t0 - t_passes;
+
+  size_t archive_len = 0;
+  if (!(archive = ts_tool_read_file("tsaot", path, (size_t)1 << 34, &archive_len)))
+    goto done;
+  ts_cg_options o = {.name = name, .target = target, .no_fallback = no_fallback, .shared = !object,
+                     .emit_llvm = emit_llvm, .verbose = verbose, .archive = archive, .archive_len = archive_len};
+  if (!ts_cg_module_init(&mod, name, &target, &d)) {
+    fputs(d.text.data ? d.text.data : "tsaot: cannot set up LLVM\n", stderr);
+    goto done;
+  }
+  have_mod = true;
+  if (verbose)
+    fprintf(stderr, "tsaot: generating code (%u nodes, %u fusion groups)\n", ts_pass_count_nodes(sg),
+            ts_pass_count_kind(sg, TS_K_prim_FusionGroup));
+  if (!ts_cg_model_build(&mod, sg, fg, &o, heap, &stats, &d)) {
+    fprintf(stderr, "tsaot: %s: ", path);
+    fputs(d.text.data ? d.text.data : "code generation failed\n", stderr);
+    goto done;
+  }
+  double t1 = ts_cc_now();
+  if (!ts_cg_module_optimize(&mod, &d)) {
+    fputs(d.text.data ? d.text.data : "tsaot: LLVM's optimizer failed\n", stderr);
+    goto done;
+  }
+  stats.t_llvm_opt = ts_cc_now() - t1;
+  if (emit_llvm && !ts_cg_emit_llvm(&mod, emit_llvm, &d)) {
+    fputs(d.text.data, stderr);
+    goto done;
+  }
+  t1 = ts_cc_now();
+  const char *objpath = out;
+  if (!object) {
+    int fd = mkstemps(tmpobj, 2);
+    if (fd < 0) {
+      fprintf(stderr, "tsaot: cannot make a temporary file: %s\n", strerror(errno));
+      goto done;
+    }
+    close(fd);
+    have_tmp = true;
+    objpath = tmpobj;
+  }
+  if (!ts_cg_emit_object(&mod, objpath, &d)) {
+    fputs(d.text.data, stderr);
+    goto done;
+  }
+  stats.t_emit = ts_cc_now() - t1;
+  uint64_t arena = ((stats.arena_plan_bytes + 63) & ~(uint64_t)63) + stats.arena_heap_bytes;
+  if (object) {
+    /* OUT.o -> OUT.h */
+    size_t n = strlen(out);
+    const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - out) : n;
+    char *hdr = malloc(stem + 3);
+    if (!hdr) {
+      fprintf(stderr, "tsaot: out of memory\n");
+      goto done;
+    }
+    memcpy(hdr, out, stem);
+    memcpy(hdr + stem, ".h", 3);
+    bool ok = ts_cg_write_header(hdr, name, arena, &stats, &d);
+    free(hdr);
+    if (!ok) {
+      fputs(d.text.data, stderr);
+      goto done;
+    }
+  } else {
+    t1 = ts_cc_now();
+    char rt[] = TSAOT_RT_LIBS, sys[] = TSAOT_SYS_LIBS;
+    const char *rtv[16], *sysv[16];
+    const char *env_rt = getenv("TSAOT_RUNTIME_LIBS");
+    char *rt_copy = env_rt ? strdup(env_rt) : NULL;
+    uint32_t nrt = ts_cc_split(rt_copy ? rt_copy : rt, rtv, 16), nsys = ts_cc_split(sys, sysv, 16);
+    bool ok = ts_cg_link_shared(objpath, out, rtv, nrt, sysv, nsys, TSAOT_LINK_FLAGS, &d);
+    free(rt_copy);
+    if (!ok) {
+      fputs(d.text.data, stderr);
+      goto done;
+    }
+    stats.t_link = ts_cc_now() - t1;
+  }
+  if (verbose) {
+    for (const char *s = stats.notes.data; s && *s;) {
+      const char *nl = strchr(s, '\n');
+      size_t len = nl ? (size_t)(nl - s) : strlen(s);
+      fprintf(stderr, "tsaot: note: %.*s\n", (int)len, s);
+      s += len + (nl != NULL);
+    }
+    fprintf(stderr, "tsaot: wrote %s: %u nodes, %u native kernels, %u groups interpreted, %u runtime calls%s\n", out,
+            stats.nnodes, stats.nkernels, stats.ninterp_groups, stats.ncalls,
+            stats.interp_only ? " (all in the embedded interpreter)" : "");
+    if (stats.archive_bytes)
+      fprintf(stderr, "tsaot: the model's archive is embedded (%.2f MiB): forward reads its module\n",
+              (double)stats.archive_bytes / 1048576.0);
+    fprintf(stderr,
+            "tsaot: weights %.2f MiB; arena %.1f KiB planned (%u tensors, %u in place) + %.1f KiB heap\n",
+            (double)stats.weight_bytes / 1048576.0, (double)stats.arena_plan_bytes / 1024.0, stats.nplanned,
+            stats.ninplace, (double)stats.arena_heap_bytes / 1024.0);
+    fprintf(stderr, "tsaot: times: passes %.3f s, measuring run %.3f s, codegen %.3f s, LLVM %.3f s, emit %.3f s, link %.3f s; total %.3f s\n",
+            t_passes, t_measure, stats.t_codegen, stats.t_llvm_opt, stats.t_emit, stats.t_link, ts_cc_now() - t0);
+  }
+  rc = 0;
+done:
+  if (have_tmp)
+    unlink(tmpobj);
+  if (have_mod)
+    ts_cg_module_dispose(&mod);
+  ts_cg_stats_free(&stats);
+  free(archive);
+  free(types);
+  ts_graph_free(sg);
+  ts_graph_free(fg);
+  ts_rt_model_free(m);
+  ts_diag_free(&d);
+  free(specs);
+  return rc;
+}
