@@ -234,8 +234,11 @@ static bool ts_en_weights_add(ts_en *e, ts_en_weights *w, ts_node **nodes, uint3
   for (uint32_t i = 0; i < n; i++) {
     const ts_tconst *t = ts_node_attr(nodes[i], "value")->u.t;
     uint64_t ext = ts_en_extent(t), off = UINT64_MAX;
+    /* the same storage, or the same bytes: the two graphs fold their
+     * conv+bn weights separately into equal tensors */
     for (uint32_t k = 0; k < w->n; k++)
-      if (w->ents[k].data == t->data && w->ents[k].extent >= ext) {
+      if ((w->ents[k].data == t->data && w->ents[k].extent >= ext) ||
+          (w->ents[k].extent == ext && ext && !memcmp(w->bytes.data + w->ents[k].offset, t->data, ext))) {
         off = w->ents[k].offset;
         break;
       }

@@ -29,6 +29,9 @@ def tool(name, path):
 config.substitutions.append(("%tsaot-opt", config.tsaot_opt))
 config.substitutions.append(("%tsaot-run", config.tsaot_run))
 config.substitutions.append(("%tsaot-dump", config.tsaot_dump))
+# %npy-close ATOL RTOL GOT WANT ...: arrays compared as the fixture runner does
+config.substitutions.append(("%npy-close", config.python + " " + os.path.join(
+    config.tsaot_source_dir, "tests", "npy_close.py")))
 # after the longer %tsaot-* names, which it prefixes
 config.substitutions.append(("%tsaot", config.tsaot))
 # %fixtures: the committed PyTorch fixtures (tests/fixtures)
