@@ -823,14 +823,17 @@ static ts_ip_code *ts_ip_code_for(ts_ip_sess *s, ts_graph *g) {
   for (uint32_t i = 0; i < ip->ncodes; i++)
     if (ip->codes[i]->g == g)
       return ip->codes[i];
+  ts_ip_code *c = ts_ip_build_code(s, g);
+  if (!c)
+    return NULL;
+  /* after the build: building may have added the codes of subgraphs */
   if (!ts_ip_grow((void **)&ip->codes, &ip->cap_codes, ip->ncodes + 1, sizeof *ip->codes)) {
+    ts_ip_code_free(c);
     ts_rt_oom(s->ctx);
     ts_ip_locate(s, NULL);
     return NULL;
   }
-  ts_ip_code *c = ts_ip_build_code(s, g);
-  if (c)
-    ip->codes[ip->ncodes++] = c;
+  ip->codes[ip->ncodes++] = c;
   return c;
 }
 

@@ -44,3 +44,14 @@ build/tsaot-opt "$model" --example tests/fixtures/tiny_cnn/in0.npy -p default
 echo
 echo "\$ /usr/bin/python3 tests/compare_npy.py --arg --optimize build/tsaot-run tests/fixtures/tiny_cnn"
 /usr/bin/python3 tests/compare_npy.py --arg --optimize build/tsaot-run tests/fixtures/tiny_cnn
+
+# The main job: compile the model for its input, run the library, compare.
+echo
+echo "\$ build/tsaot $model --example tests/fixtures/tiny_cnn/in0.npy -o build/tiny_cnn.so -v"
+build/tsaot "$model" --example tests/fixtures/tiny_cnn/in0.npy -o build/tiny_cnn.so -v
+echo
+echo "\$ build/tsaot-run build/tiny_cnn.so tests/fixtures/tiny_cnn/in0.npy -o $out-compiled"
+build/tsaot-run build/tiny_cnn.so tests/fixtures/tiny_cnn/in0.npy -o "$out-compiled"
+echo
+echo "\$ /usr/bin/python3 tests/npy_close.py 1e-5 1e-4 $out-compiled/out0.npy tests/fixtures/tiny_cnn/out0.npy && echo 'compiled: matches PyTorch'"
+/usr/bin/python3 tests/npy_close.py 1e-5 1e-4 "$out-compiled/out0.npy" tests/fixtures/tiny_cnn/out0.npy && echo 'compiled: matches PyTorch'
