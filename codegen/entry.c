@@ -58,7 +58,6 @@ typedef struct ts_en {
   uint32_t *pos;        /* by node id: its position in its block */
   LLVMValueRef *kernel; /* by node id: the compiled fusion kernel, or NULL */
   ts_cg_memplan plan;
-  ts_alias_db *alias;
   uint32_t maxin, maxout;
   ts_cg_stats *stats;
   /* runtime functions */
@@ -74,57 +73,42 @@ static bool ts_en_oom(ts_en *e) {
 static LLVMValueRef ts_en_i32(ts_en *e, uint64_t v) { return LLVMConstInt(e->m->t_i32, v, 0); }
 static LLVMValueRef ts_en_i64(ts_en *e, int64_t v) { return LLVMConstInt(e->m->t_i64, (unsigned long long)v, 1); }
 
-/* A private constant global holding `data` (nbytes) with `align`. */
-static LLVMValueRef ts_en_global_bytes(ts_en *e, const char *name, const void *data, size_t nbytes, unsigned align) {
-  LLVMValueRef init = LLVMConstStringInContext(e->m->ctx, (const char *)data, (unsigned)nbytes, 1);
+/* A private constant global with initializer `init`, aligned `align`. */
+static LLVMValueRef ts_en_global(ts_en *e, const char *name, LLVMValueRef init, unsigned align) {
   LLVMValueRef gv = LLVMAddGlobal(e->m->mod, LLVMTypeOf(init), name);
   LLVMSetInitializer(gv, init);
   LLVMSetGlobalConstant(gv, 1);
   LLVMSetLinkage(gv, LLVMPrivateLinkage);
-  LLVMSetAlignment(gv, align);
+  if (align)
+    LLVMSetAlignment(gv, align);
   return gv;
+}
+
+/* `nbytes` bytes of `data`. */
+static LLVMValueRef ts_en_global_bytes(ts_en *e, const char *name, const void *data, size_t nbytes, unsigned align) {
+  return ts_en_global(e, name, LLVMConstStringInContext(e->m->ctx, (const char *)data, (unsigned)nbytes, 1), align);
+}
+
+/* A NUL-terminated string. */
+static LLVMValueRef ts_en_cstring(ts_en *e, const char *name, const char *s, size_t len) {
+  return ts_en_global(e, name, LLVMConstStringInContext(e->m->ctx, s, (unsigned)len, 0), 1);
+}
+
+/* An array of n integers of type `ty` (i32 or i64) from v64 or v32. */
+static LLVMValueRef ts_en_global_ints(ts_en *e, const char *name, LLVMTypeRef ty, const int64_t *v64,
+                                      const int32_t *v32, uint32_t n) {
+  LLVMValueRef *el = malloc((n ? n : 1) * sizeof *el);
+  if (!el)
+    return NULL;
+  for (uint32_t i = 0; i < n; i++)
+    el[i] = LLVMConstInt(ty, (unsigned long long)(v64 ? v64[i] : (int64_t)v32[i]), 1);
+  LLVMValueRef init = LLVMConstArray(ty, el, n);
+  free(el);
+  return ts_en_global(e, name, init, v64 ? 8 : 4);
 }
 
 static LLVMValueRef ts_en_global_i64s(ts_en *e, const char *name, const int64_t *v, uint32_t n) {
-  LLVMValueRef *el = malloc((n ? n : 1) * sizeof *el);
-  if (!el)
-    return NULL;
-  for (uint32_t i = 0; i < n; i++)
-    el[i] = ts_en_i64(e, v[i]);
-  LLVMValueRef init = LLVMConstArray(e->m->t_i64, el, n);
-  free(el);
-  LLVMValueRef gv = LLVMAddGlobal(e->m->mod, LLVMTypeOf(init), name);
-  LLVMSetInitializer(gv, init);
-  LLVMSetGlobalConstant(gv, 1);
-  LLVMSetLinkage(gv, LLVMPrivateLinkage);
-  LLVMSetAlignment(gv, 8);
-  return gv;
-}
-
-static LLVMValueRef ts_en_global_i32s(ts_en *e, const char *name, const int32_t *v, uint32_t n) {
-  LLVMValueRef *el = malloc((n ? n : 1) * sizeof *el);
-  if (!el)
-    return NULL;
-  for (uint32_t i = 0; i < n; i++)
-    el[i] = LLVMConstInt(e->m->t_i32, (unsigned long long)(int64_t)v[i], 1);
-  LLVMValueRef init = LLVMConstArray(e->m->t_i32, el, n);
-  free(el);
-  LLVMValueRef gv = LLVMAddGlobal(e->m->mod, LLVMTypeOf(init), name);
-  LLVMSetInitializer(gv, init);
-  LLVMSetGlobalConstant(gv, 1);
-  LLVMSetLinkage(gv, LLVMPrivateLinkage);
-  LLVMSetAlignment(gv, 4);
-  return gv;
-}
-
-static LLVMValueRef ts_en_cstring(ts_en *e, const char *name, const char *s, size_t len) {
-  LLVMValueRef init = LLVMConstStringInContext(e->m->ctx, s, (unsigned)len, 0); /* NUL added */
-  LLVMValueRef gv = LLVMAddGlobal(e->m->mod, LLVMTypeOf(init), name);
-  LLVMSetInitializer(gv, init);
-  LLVMSetGlobalConstant(gv, 1);
-  LLVMSetLinkage(gv, LLVMPrivateLinkage);
-  LLVMSetAlignment(gv, 1);
-  return gv;
+  return ts_en_global_ints(e, name, e->m->t_i64, v, NULL, n);
 }
 
 /* ------------------------------------------------------- reading back */
@@ -296,11 +280,7 @@ static LLVMValueRef ts_en_tconst_table(ts_en *e, const ts_en_weights *w) {
   LLVMValueRef init = LLVMConstArray(ty, rows, w->ntc);
   free(rows);
   snprintf(name, sizeof name, "%s.tconsts", e->o->name);
-  LLVMValueRef gv = LLVMAddGlobal(m->mod, LLVMTypeOf(init), name);
-  LLVMSetInitializer(gv, init);
-  LLVMSetGlobalConstant(gv, 1);
-  LLVMSetLinkage(gv, LLVMPrivateLinkage);
-  return gv;
+  return ts_en_global(e, name, init, 0);
 }
 
 /* ---------------------------------------------------------------- specs */
@@ -420,11 +400,7 @@ static LLVMValueRef ts_en_spec_table(ts_en *e, const ts_en_specs *s, const char 
   LLVMValueRef init = LLVMConstArray(ty, rows, s->n);
   free(rows);
   snprintf(name, sizeof name, "%s.%s", e->o->name, what);
-  LLVMValueRef gv = LLVMAddGlobal(m->mod, LLVMTypeOf(init), name);
-  LLVMSetInitializer(gv, init);
-  LLVMSetGlobalConstant(gv, 1);
-  LLVMSetLinkage(gv, LLVMPrivateLinkage);
-  return gv;
+  return ts_en_global(e, name, init, 0);
 }
 
 /* ------------------------------------------------------- the memory plan */
@@ -435,7 +411,7 @@ static bool ts_en_is_group_output(ts_en *e, const ts_value *v) {
 }
 
 /* Worth planning: outputs of compiled groups, and the first output of a
- * runtime kernel that makes a fresh tensor (not a view of an input). */
+ * runtime kernel (memplan.c leaves out views of the node's inputs). */
 static bool ts_en_plan_want(void *arg, const ts_value *v) {
   ts_en *e = arg;
   const ts_node *n = v->node;
@@ -443,13 +419,8 @@ static bool ts_en_plan_want(void *arg, const ts_value *v) {
     return false;
   if (ts_en_is_group_output(e, v))
     return true;
-  if (v->offset != 0 || ts_node_is(n, TS_K_prim_Constant) || ts_node_is(n, TS_K_prim_FusionGroup) ||
-      n->nblocks || !n->op || !ts_node_schema(n))
-    return false;
-  for (uint32_t i = 0; i < n->ninputs; i++)
-    if (ts_alias_may_alias(e->alias, v, n->inputs[i]))
-      return false;
-  return true;
+  return v->offset == 0 && !ts_node_is(n, TS_K_prim_Constant) && !ts_node_is(n, TS_K_prim_FusionGroup) &&
+         !n->nblocks && n->op && ts_node_schema(n);
 }
 
 static bool ts_en_same_geometry(const ts_type *a, const ts_type *b) {
@@ -466,18 +437,11 @@ static bool ts_en_same_geometry(const ts_type *a, const ts_type *b) {
 
 /* A compiled group reads and writes element i at the same index when the
  * input has the output's shape and is contiguous (ts_cg_type_nbytes says
- * so), and no other operand may alias it (a transposed view would read
- * other indices). */
+ * so); memplan.c checks that no other operand may alias it. */
 static bool ts_en_plan_inplace(void *arg, const ts_node *n, const ts_value *in, const ts_value *out) {
   ts_en *e = arg;
-  if (!ts_node_is(n, TS_K_prim_FusionGroup) || !e->kernel[n->id])
-    return false;
-  if (!ts_en_same_geometry(in->type, out->type) || !ts_cg_type_nbytes(in->type))
-    return false;
-  for (uint32_t i = 0; i < n->ninputs; i++)
-    if (n->inputs[i] != in && ts_alias_may_alias(e->alias, n->inputs[i], in))
-      return false;
-  return true;
+  return ts_node_is(n, TS_K_prim_FusionGroup) && e->kernel[n->id] && ts_en_same_geometry(in->type, out->type) &&
+         ts_cg_type_nbytes(in->type);
 }
 
 /* -------------------------------------------------------- emitting code */
@@ -553,7 +517,7 @@ static bool ts_en_fusion(ts_en *e, const ts_node *n) {
     offs[j] = e->plan.offset[n->outputs[j]->id];
   }
   snprintf(name, sizeof name, "%s.fg%u.dtypes", e->o->name, k);
-  LLVMValueRef gd = ts_en_global_i32s(e, name, dts, n->noutputs);
+  LLVMValueRef gd = ts_en_global_ints(e, name, e->m->t_i32, NULL, dts, n->noutputs);
   snprintf(name, sizeof name, "%s.fg%u.offsets", e->o->name, k);
   LLVMValueRef go = ts_en_global_i64s(e, name, offs, n->noutputs);
   free(dts);
@@ -1047,8 +1011,6 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
   if (compiled) {
     if (!ts_en_lower_groups(&e, g->block))
       goto out;
-    if (!(e.alias = ts_alias_db_new(g, d)))
-      goto out;
     if (!ts_cg_memplan_build(g, ts_en_plan_want, ts_en_plan_inplace, &e, &e.plan, d))
       goto out;
     stats->arena_plan_bytes = e.plan.arena_size;
@@ -1148,7 +1110,6 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
 out:
   if (e.b)
     LLVMDisposeBuilder(e.b);
-  ts_alias_db_free(e.alias);
   ts_cg_memplan_free(&e.plan);
   free(e.num);
   free(e.kernel);

@@ -41,6 +41,7 @@
  * x * 0.5 * (1 + erf(x / sqrt(2))) cancels below x = -2, where the two
  * differ by up to ~1e-7 absolutely (the kernel is the accurate one). */
 #include "codegen.h"
+#include "shape_rules.h"
 #include "passes.h"
 
 #include <llvm-c/Analysis.h>
@@ -375,28 +376,14 @@ static int64_t fz_d2i(double v) {
 
 /* ------------------------------------------------------------ result type */
 
-/* c10::promoteTypes over the supported dtypes (pointwise.c's pw_promote). */
+/* c10::promoteTypes (passes/shape_rules.c), where TS_DT_NONE stands for
+ * "nothing yet" and yields the other dtype. */
 static ts_dtype fz_promote(ts_dtype a, ts_dtype b) {
   if (a == TS_DT_NONE)
     return b;
-  if (b == TS_DT_NONE || a == b)
+  if (b == TS_DT_NONE)
     return a;
-  if (a == TS_DT_BOOL)
-    return b;
-  if (b == TS_DT_BOOL)
-    return a;
-  bool fa = fz_dt_float(a), fb = fz_dt_float(b);
-  if (fa && fb)
-    return TS_DT_FLOAT64; /* a != b */
-  if (fa)
-    return a;
-  if (fb)
-    return b;
-  if (a == TS_DT_UINT8 || b == TS_DT_UINT8) {
-    ts_dtype o = a == TS_DT_UINT8 ? b : a;
-    return o == TS_DT_INT8 ? TS_DT_INT16 : o;
-  }
-  return ts_dtype_size(a) >= ts_dtype_size(b) ? a : b;
+  return ts_sr_promote(a, b);
 }
 
 static ts_dtype fz_combine(ts_dtype higher, ts_dtype lower) {

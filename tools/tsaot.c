@@ -308,7 +308,12 @@ int main(int argc, char **argv) {
   char *archive = NULL;
   bool have_tmp = false;
 
-  if (!(m = ts_rt_model_load(path, &d))) {
+  /* read once: the model loads from these bytes, and they are embedded
+   * when the graph needs its module at run time */
+  size_t archive_len = 0;
+  if (!(archive = ts_tool_read_file("tsaot", path, (size_t)1 << 34, &archive_len)))
+    goto done;
+  if (!(m = ts_rt_model_load_buffer(archive, archive_len, path, &d))) {
     fputs(d.text.data ? d.text.data : "tsaot: cannot load the model\n", stderr);
     goto done;
   }
@@ -359,9 +364,6 @@ int main(int argc, char **argv) {
   uint64_t heap = nspecs ? ts_cc_measure_heap(m, sg, types, specs, nspecs, verbose) : 0;
   double t_measure = ts_cc_now() - t0 - t_passes;
 
-  size_t archive_len = 0;
-  if (!(archive = ts_tool_read_file("tsaot", path, (size_t)1 << 34, &archive_len)))
-    goto done;
   ts_cg_options o = {.name = name, .target = target, .no_fallback = no_fallback, .shared = !object,
                      .emit_llvm = emit_llvm, .verbose = verbose, .archive = archive, .archive_len = archive_len};
   if (!ts_cg_module_init(&mod, name, &target, &d)) {
@@ -465,11 +467,11 @@ done:
   if (have_mod)
     ts_cg_module_dispose(&mod);
   ts_cg_stats_free(&stats);
-  free(archive);
   free(types);
   ts_graph_free(sg);
   ts_graph_free(fg);
   ts_rt_model_free(m);
+  free(archive); /* after the model, which reads from it */
   ts_diag_free(&d);
   free(specs);
   return rc;
