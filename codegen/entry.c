@@ -854,6 +854,8 @@ static const ts_en_wrap ts_en_wraps[] = {
     {"run_static", "ts_rt_aot_run_static", 1, "pipipl"},
     {"last_error", "ts_rt_aot_last_error", 3, ""},
     {"last_bailout", "ts_rt_aot_last_bailout", 1, ""},
+    {"profile", "ts_rt_aot_profile", 1, "i"},
+    {"profile_rows", "ts_rt_aot_profile_rows", 1, "pi"},
 };
 
 static void ts_en_wrappers(ts_en *e, LLVMValueRef desc) {

@@ -58,6 +58,16 @@ typedef struct tsaot_spec {
 /* The arena alignment run_static needs. */
 #define TSAOT_ARENA_ALIGN 64
 
+/* One row of a profile (NAME_profile_rows): a node of the compiled graph,
+ * how often it ran and for how long in all. */
+typedef struct tsaot_profile_row {
+  const char *op;     /* its kind: "aten::conv2d", "prim::FusionGroup", ... */
+  const char *detail; /* a fusion group's ops ("mul+add+relu"); else "" */
+  int native;         /* 1: a kernel compiled into this library ran it */
+  uint64_t calls;
+  uint64_t ns;        /* wall-clock nanoseconds, in all */
+} tsaot_profile_row;
+
 #define TSAOT_DECLARE_MODEL(NAME)                                                                          \
   /* Loads the embedded program (0 or TSAOT_E_INIT). */                                                    \
   int NAME##_init(void);                                                                                   \
@@ -87,7 +97,14 @@ typedef struct tsaot_spec {
   const char *NAME##_last_error(void);                                                                     \
   /* 1 if the last run ran in the interpreter because its inputs were off                                  \
    * the specialisation. */                                                                                \
-  int NAME##_last_bailout(void);
+  int NAME##_last_bailout(void);                                                                           \
+  /* Profiling, for tsaot-bench --profile: 1 starts timing every node from                                 \
+   * zero (a clock read around each), 0 stops. */                                                           \
+  int NAME##_profile(int enable);                                                                          \
+  /* The nodes timed since profiling started, in order of first run: writes                                \
+   * at most max rows and returns how many there are. The strings live until                               \
+   * the next call of NAME##_profile_rows, NAME##_profile or release. */                                     \
+  int NAME##_profile_rows(tsaot_profile_row *rows, int max);
 
 #ifdef __cplusplus
 }

@@ -88,6 +88,12 @@ struct ts_rt_aot_state {
   int64_t fail_node; /* the node whose error ctx holds, or -1 */
   char err[TS_AOT_ERR_CAP];
   char why[TS_AOT_ERR_CAP];
+  /* NAME_profile: on while profiling; rows and their strings are made by
+   * NAME_profile_rows */
+  bool profiling;
+  ts_rt_profile prof;
+  tsaot_profile_row *prof_rows;
+  ts_buf prof_text;
 };
 
 static void ts_aot_noop_free(void *ctx, void *data) {
@@ -519,6 +525,7 @@ static bool ts_aot_ctx_init(ts_rt_aot_state *st) {
   st->ctx.out.data[0] = 0;
   if (st->ctx.nthreads > 1)
     ts_rt_parallel_for(&st->ctx, 2, 1, ts_aot_noop_range, NULL);
+  st->ctx.profile = st->profiling ? &st->prof : NULL;
   return true;
 }
 
@@ -580,6 +587,11 @@ static void ts_aot_teardown(ts_rt_aot_state *st) {
   ts_rt_free(st->wcopies);
   st->wcopies = NULL;
   st->nwcopies = 0;
+  ts_rt_profile_free(&st->prof);
+  free(st->prof_rows);
+  st->prof_rows = NULL;
+  ts_buf_free(&st->prof_text);
+  st->profiling = false;
   st->ready = false;
 }
 
@@ -792,6 +804,53 @@ const char *ts_rt_aot_last_error(ts_rt_aot_desc *desc) {
 }
 
 int ts_rt_aot_last_bailout(ts_rt_aot_desc *desc) { return desc->state ? desc->state->bailout : 0; }
+
+int ts_rt_aot_profile(ts_rt_aot_desc *desc, int enable) {
+  int rc = ts_rt_aot_init(desc);
+  if (rc != TSAOT_OK)
+    return rc;
+  ts_rt_aot_state *st = desc->state;
+  ts_rt_profile_clear(&st->prof);
+  st->profiling = enable != 0;
+  st->ctx.profile = st->profiling ? &st->prof : NULL;
+  return TSAOT_OK;
+}
+
+int ts_rt_aot_profile_rows(ts_rt_aot_desc *desc, tsaot_profile_row *rows, int max) {
+  ts_rt_aot_state *st = desc->state;
+  if (!st || max < 0 || (max && !rows))
+    return 0;
+  const ts_rt_profile *p = &st->prof;
+  /* the strings first (the buffer moves as it grows), then the rows */
+  st->prof_text.len = 0;
+  uint32_t n = p->nentries;
+  size_t *at = malloc(((size_t)n + 1) * 2 * sizeof *at);
+  if (!at)
+    return 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const ts_node *nd = p->entries[i].node;
+    at[2 * i] = st->prof_text.len;
+    ts_buf_puts(&st->prof_text, nd->kind_name);
+    ts_buf_putc(&st->prof_text, 0);
+    at[2 * i + 1] = st->prof_text.len;
+    ts_rt_profile_describe(nd, &st->prof_text);
+    ts_buf_putc(&st->prof_text, 0);
+  }
+  if (st->prof_text.failed) {
+    free(at);
+    return 0;
+  }
+  for (uint32_t i = 0; i < n && (int)i < max; i++) {
+    const ts_rt_prof_entry *e = &p->entries[i];
+    rows[i] = (tsaot_profile_row){.op = st->prof_text.data + at[2 * i],
+                                  .detail = st->prof_text.data + at[2 * i + 1],
+                                  .native = e->native,
+                                  .calls = e->calls,
+                                  .ns = e->ns};
+  }
+  free(at);
+  return (int)n;
+}
 
 /* ----------------------------------------------------------------- guard */
 
@@ -1212,11 +1271,16 @@ bool ts_rt_aot_call(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_iv *cons
     ctx->plan_nbytes = (size_t)plan_nbytes;
   }
   bool ok;
+  ts_rt_profile *prof = ctx->profile;
+  uint64_t t0 = prof ? ts_rt_now_ns() : 0;
+  bool outer = prof && ts_rt_profile_begin(prof);
   if (an->how == TS_AOT_KERNEL) {
     ts_rt_call call = {.in = in, .nin = nin, .out = out, .nout = nout, .node = an->n};
     ok = an->fn(ctx, &call);
   } else
     ok = ts_rt_interp_node(st->ip, ctx, an->n, in, nin, out, nout);
+  if (prof)
+    ts_rt_profile_end(prof, outer, an->n, t0, false);
   ctx->plan_ptr = NULL;
   ctx->plan_nbytes = 0;
   if (ok)
@@ -1258,11 +1322,27 @@ typedef struct ts_aot_kargs {
   int64_t contig;
 } ts_aot_kargs;
 
+static bool ts_aot_fusion_run(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_rt_aot_kernel_fn kernel,
+                              ts_iv *const *ops, uint32_t nin, uint32_t nout, int32_t ndim, const int64_t *sizes,
+                              const int32_t *out_dtypes, const int64_t *out_offs);
+
 bool ts_rt_aot_fusion(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_rt_aot_kernel_fn kernel, ts_iv *const *ops,
                       uint32_t nin, uint32_t nout, int32_t ndim, const int64_t *sizes, const int32_t *out_dtypes,
                       const int64_t *out_offs) {
   if (!ts_aot_node_ok(st, ctx, k))
     return false;
+  ts_rt_profile *prof = ctx->profile;
+  uint64_t t0 = prof ? ts_rt_now_ns() : 0;
+  bool outer = prof && ts_rt_profile_begin(prof);
+  bool ok = ts_aot_fusion_run(st, ctx, k, kernel, ops, nin, nout, ndim, sizes, out_dtypes, out_offs);
+  if (prof)
+    ts_rt_profile_end(prof, outer, k < st->nnodes ? st->nodes[k].n : NULL, t0, true);
+  return ok;
+}
+
+static bool ts_aot_fusion_run(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_rt_aot_kernel_fn kernel,
+                              ts_iv *const *ops, uint32_t nin, uint32_t nout, int32_t ndim, const int64_t *sizes,
+                              const int32_t *out_dtypes, const int64_t *out_offs) {
   uint32_t nops = nin + nout;
   if (ndim < 0 || ndim > TS_RT_MAX_DIMS || (uint64_t)nops * (uint64_t)(ndim ? ndim : 1) > TS_AOT_FUSION_DIMS) {
     ts_rt_fail(ctx, "a fused kernel of %u operands and %d dimensions (at most %d operand dimensions)",

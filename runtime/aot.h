@@ -25,6 +25,8 @@
 
 #define TS_RT_AOT_ABI 1
 
+struct tsaot_profile_row; /* include/tsaot.h */
+
 /* A tensor constant's bytes in the embedded weights. */
 typedef struct ts_rt_aot_tconst {
   uint64_t offset; /* in desc->weights, 64-byte aligned */
@@ -124,6 +126,9 @@ int ts_rt_aot_run_static(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninpu
                          int noutputs, void *arena, size_t arena_size);
 const char *ts_rt_aot_last_error(ts_rt_aot_desc *desc);
 int ts_rt_aot_last_bailout(ts_rt_aot_desc *desc);
+int ts_rt_aot_profile(ts_rt_aot_desc *desc, int enable);
+/* rows: include/tsaot.h's tsaot_profile_row */
+int ts_rt_aot_profile_rows(ts_rt_aot_desc *desc, struct tsaot_profile_row *rows, int max);
 
 /* ------------------------------------------------ DLPack tensors (aot.c) */
 

@@ -1299,7 +1299,15 @@ static bool ts_ip_exec(ts_ip_sess *s, ts_ip_code *c, const ts_iv *args, uint32_t
       if (in[k] & TS_IP_FLAG)
         regs[r] = ts_iv_none();
     }
-    bool good = ts_ip_run_insn(s, I, sin, sout);
+    bool good;
+    ts_rt_profile *prof = ctx->profile;
+    if (prof) {
+      uint64_t t0 = ts_rt_now_ns();
+      bool outer = ts_rt_profile_begin(prof);
+      good = ts_ip_run_insn(s, I, sin, sout);
+      ts_rt_profile_end(prof, outer, I->node, t0, false);
+    } else
+      good = ts_ip_run_insn(s, I, sin, sout);
     for (uint32_t k = 0; k < I->nin; k++)
       if (in[k] & TS_IP_FLAG)
         ts_iv_release(sin[k]);

@@ -61,6 +61,9 @@ struct ts_rt_ctx {
    * plan_ptr (a storage that does not free it) and clears both. */
   void *plan_ptr;
   size_t plan_nbytes;
+  /* Not NULL: the interpreter and compiled code time every node they run
+   * into it (profile.c); tsaot-bench --profile. */
+  struct ts_rt_profile *profile;
 };
 
 /* nthreads <= 0: the number of online processors. Sets OpenBLAS's thread
@@ -504,5 +507,39 @@ void ts_rt_interp_set_constants(ts_rt_interp *ip, ts_rt_const_fn fn, void *arg);
 bool ts_rt_interp_node(ts_rt_interp *ip, ts_rt_ctx *ctx, const ts_node *n, const ts_iv *in, uint32_t nin, ts_iv *out,
                        uint32_t nout);
 bool ts_rt_interp_prepare_node(ts_rt_interp *ip, ts_rt_ctx *ctx, const ts_node *n);
+
+/* -------------------------------------------------------------- profile.c */
+
+/* Time per node, for tsaot-bench --profile: the interpreter (ts_ip_exec)
+ * and compiled code (ts_rt_aot_call, ts_rt_aot_fusion) add one entry per
+ * node they run when ctx->profile is set. Only the outermost node is
+ * timed (depth): a call or an interpreted fusion group counts as itself,
+ * not as the nodes inside it. Keyed by node: graphs must outlive it. */
+typedef struct ts_rt_prof_entry {
+  const ts_node *node;
+  uint64_t calls;
+  uint64_t ns;
+  bool native; /* a compiled kernel ran it (a fusion group in native code) */
+} ts_rt_prof_entry;
+
+typedef struct ts_rt_profile {
+  ts_rt_prof_entry *entries; /* nentries, in order of first run */
+  uint32_t nentries, cap;
+  uint32_t *index;           /* open addressing over entries, 2*cap slots */
+  int depth;
+  bool failed;               /* out of memory: entries are incomplete */
+} ts_rt_profile;
+
+/* Monotonic nanoseconds. */
+uint64_t ts_rt_now_ns(void);
+/* Starts timing a node: true when this is the outermost one (then call
+ * ts_rt_profile_end with the start time), false inside another node. */
+static inline bool ts_rt_profile_begin(ts_rt_profile *p) { return p->depth++ == 0; }
+void ts_rt_profile_end(ts_rt_profile *p, bool outer, const ts_node *n, uint64_t t0, bool native);
+void ts_rt_profile_clear(ts_rt_profile *p);
+void ts_rt_profile_free(ts_rt_profile *p);
+/* A node as a profile row names it: its kind ("aten::conv2d"), and for a
+ * fusion group the kinds inside it in order ("mul+add+sigmoid"). */
+void ts_rt_profile_describe(const ts_node *n, ts_buf *detail);
 
 #endif

@@ -1,0 +1,1038 @@
+/* tools/tsaot-bench.c: times the reference interpreter and the compiled
+ * model side by side, in one process, on the same inputs
+ * (../shared/DESIGN.md, "Command-line contract").
+ *
+ *   tsaot-bench MODEL.pt in0.npy ... [--iters N] [--warmup N] [--threads N]
+ *               [--compiled MODEL.so] [--profile] [--json] [--tsaot PATH]
+ *               [--no-interp] [--keep DIR]
+ *
+ * Without --compiled the model is compiled first, by the tsaot beside this
+ * program (--example the inputs), and the compile time is the wall time of
+ * that run. A second process then loads the library and runs it once: its
+ * time from start to first result and its peak resident memory are what a
+ * program that embeds the model would see. Then, in this process, each side
+ * runs warm-up iterations and timed ones; the table gives median and minimum
+ * latency, their ratio, the arena, and whether the outputs agree.
+ * --profile times every node on both sides (a clock read around each, so
+ * the totals run a little above the plain timings) and prints a table per
+ * op kind, fusion groups one by one.
+ *
+ * Exit status: 0 success, 1 a model, input or compile error, 2 a usage error.
+ */
+#define _DEFAULT_SOURCE /* wait4: the peak memory of one child, not of all */
+#include "aot.h"
+#include "model.h"
+#include "npy.h"
+#include "runtime.h"
+#include "tsaot.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static void ts_bench_usage(FILE *f) {
+  fprintf(f,
+          "usage: tsaot-bench MODEL.pt [in0.npy ...] [options]\n"
+          "\n"
+          "Times MODEL.pt's forward in the reference interpreter and compiled by tsaot,\n"
+          "in one process, on the inputs in0.npy ... (after self, in order), and prints\n"
+          "median and minimum latency of each, their ratio, the compile time, the\n"
+          "activation arena, the time from process start to first result and the peak\n"
+          "resident memory of a process that runs the compiled model.\n"
+          "\n"
+          "  --iters N          timed runs per side (default: as many as fit in about a\n"
+          "                     second, at least 5)\n"
+          "  --warmup N         untimed runs first (default 3)\n"
+          "  --threads N        threads for the kernels, both sides (default 1)\n"
+          "  --compiled M.so    time this library instead of compiling MODEL.pt\n"
+          "  --tsaot PATH       the compiler (default: the tsaot beside tsaot-bench)\n"
+          "  --keep DIR         keep the compiled library in DIR (default: a temporary\n"
+          "                     folder, removed at exit)\n"
+          "  --no-interp        time the compiled model only\n"
+          "  --profile          time every node and print where the time goes, per op\n"
+          "                     kind, fusion groups one by one\n"
+          "  --json             one JSON object on stdout instead of the table\n"
+          "  -h, --help         this text\n"
+          "\n"
+          "The JSON object has model, threads, iters, interp_median_ms, interp_min_ms,\n"
+          "compiled_median_ms, compiled_min_ms, ratio (interpreter / compiled, medians),\n"
+          "compile_s, so_bytes, arena_bytes, first_result_ms, peak_rss_bytes (the\n"
+          "process that ran the compiled model once), bench_peak_rss_bytes (this one),\n"
+          "outputs, max_abs_diff, bailout, and with --profile interp_profile and\n"
+          "compiled_profile (rows of op, detail, native, calls, ms per run).\n"
+          "\n"
+          "Exit status: 0 success, 1 a model, input or compile error, 2 a usage error.\n");
+}
+
+static double ts_bench_ms(uint64_t ns) { return (double)ns / 1e6; }
+
+static int ts_bench_cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Median and minimum of n samples (sorted in place). */
+static void ts_bench_stats(uint64_t *t, int n, double *median, double *min) {
+  qsort(t, (size_t)n, sizeof *t, ts_bench_cmp_u64);
+  *min = ts_bench_ms(t[0]);
+  *median = n % 2 ? ts_bench_ms(t[n / 2]) : (ts_bench_ms(t[n / 2 - 1]) + ts_bench_ms(t[n / 2])) / 2;
+}
+
+static bool ts_bench_parse_int(const char *s, long lo, long hi, long *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || *end || end == s || v < lo || v > hi)
+    return false;
+  *out = v;
+  return true;
+}
+
+/* ------------------------------------------------------ compiled models */
+
+typedef struct ts_bench_so {
+  void *h;
+  const char *name;
+  int (*init)(void);
+  void (*release)(void);
+  int (*num_inputs)(void);
+  int (*num_outputs)(void);
+  size_t (*arena_size)(void);
+  void (*set_threads)(int);
+  int (*run)(const DLTensor *, int, DLManagedTensor **, int, int *);
+  const char *(*last_error)(void);
+  int (*last_bailout)(void);
+  int (*profile)(int);
+  int (*profile_rows)(tsaot_profile_row *, int);
+} ts_bench_so;
+
+static void *ts_bench_sym(void *h, const char *name, const char *fn) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s_%s", name, fn);
+  return dlsym(h, buf);
+}
+
+/* Opens a library tsaot wrote; false after printing why. */
+static bool ts_bench_so_open(const char *prog, const char *path, ts_bench_so *so) {
+  char full[PATH_MAX];
+  /* a name without a slash is looked up on the library path: ./ keeps it a file */
+  snprintf(full, sizeof full, "%s%s", strchr(path, '/') ? "" : "./", path);
+  memset(so, 0, sizeof *so);
+  if (!(so->h = dlopen(full, RTLD_NOW | RTLD_LOCAL))) {
+    const char *e = dlerror();
+    fprintf(stderr, "%s: %s\n", prog, e ? e : path);
+    return false;
+  }
+  if (!(so->name = dlsym(so->h, "tsaot_model_name"))) {
+    fprintf(stderr, "%s: %s: not a model compiled by tsaot (it exports no tsaot_model_name)\n", prog, path);
+    return false;
+  }
+  *(void **)&so->init = ts_bench_sym(so->h, so->name, "init");
+  *(void **)&so->release = ts_bench_sym(so->h, so->name, "release");
+  *(void **)&so->num_inputs = ts_bench_sym(so->h, so->name, "num_inputs");
+  *(void **)&so->num_outputs = ts_bench_sym(so->h, so->name, "num_outputs");
+  *(void **)&so->arena_size = ts_bench_sym(so->h, so->name, "arena_size");
+  *(void **)&so->set_threads = ts_bench_sym(so->h, so->name, "set_threads");
+  *(void **)&so->run = ts_bench_sym(so->h, so->name, "run");
+  *(void **)&so->last_error = ts_bench_sym(so->h, so->name, "last_error");
+  *(void **)&so->last_bailout = ts_bench_sym(so->h, so->name, "last_bailout");
+  *(void **)&so->profile = ts_bench_sym(so->h, so->name, "profile");
+  *(void **)&so->profile_rows = ts_bench_sym(so->h, so->name, "profile_rows");
+  if (!so->init || !so->release || !so->num_inputs || !so->num_outputs || !so->arena_size || !so->set_threads ||
+      !so->run || !so->last_error || !so->last_bailout) {
+    fprintf(stderr, "%s: %s: the model '%s' lacks functions of include/tsaot.h\n", prog, path, so->name);
+    return false;
+  }
+  if (so->init() != 0) {
+    fprintf(stderr, "%s: %s: cannot load the model: %s\n", prog, path, so->last_error());
+    return false;
+  }
+  return true;
+}
+
+typedef struct ts_bench_outs {
+  DLManagedTensor **t;
+  int n, cap;
+} ts_bench_outs;
+
+static void ts_bench_outs_clear(ts_bench_outs *o) {
+  for (int k = 0; k < o->n; k++)
+    if (o->t[k] && o->t[k]->deleter)
+      o->t[k]->deleter(o->t[k]);
+  o->n = 0;
+}
+
+/* One run of the library; outputs kept in o (the previous ones freed). */
+static bool ts_bench_so_run(const char *prog, ts_bench_so *so, const DLTensor *in, int nin, ts_bench_outs *o) {
+  ts_bench_outs_clear(o);
+  int r = so->run(in, nin, o->t, o->cap, &o->n);
+  if (r != 0) {
+    o->n = 0;
+    fprintf(stderr, "%s: the compiled model failed: %s\n", prog, so->last_error());
+    return false;
+  }
+  return true;
+}
+
+/* --------------------------------------------------------- the inputs */
+
+typedef struct ts_bench_inputs {
+  ts_rt_tensor **t;
+  DLTensor *dl;
+  int n;
+} ts_bench_inputs;
+
+static bool ts_bench_inputs_read(const char *prog, ts_rt_ctx *ctx, const char *const *paths, int n,
+                                 ts_bench_inputs *in) {
+  in->n = n;
+  in->t = calloc((size_t)n + 1, sizeof *in->t);
+  in->dl = calloc((size_t)n + 1, sizeof *in->dl);
+  if (!in->t || !in->dl) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    return false;
+  }
+  for (int k = 0; k < n; k++) {
+    if (!(in->t[k] = ts_rt_npy_read(ctx, paths[k]))) {
+      fprintf(stderr, "%s: %s\n", prog, ctx->err.data ? ctx->err.data : paths[k]);
+      return false;
+    }
+    if (!ts_rt_tensor_to_dl(in->t[k], &in->dl[k])) {
+      fprintf(stderr, "%s: %s: unsupported dtype\n", prog, paths[k]);
+      return false;
+    }
+  }
+  return true;
+}
+
+static void ts_bench_inputs_free(ts_bench_inputs *in) {
+  for (int k = 0; in->t && k < in->n; k++)
+    if (in->t[k])
+      ts_rt_tensor_release(in->t[k]);
+  free(in->t);
+  free(in->dl);
+}
+
+/* ---------------------------------------------- the cold-start process */
+
+/* tsaot-bench --cold-start M.so THREADS in0.npy ...: loads the library, runs
+ * it once and prints the monotonic clock at the first result (the parent
+ * took it before starting this process) and the three steps' times. */
+static int ts_bench_cold(int argc, char **argv) {
+  uint64_t t0 = ts_rt_now_ns();
+  if (argc < 4)
+    return 2;
+  long threads;
+  if (!ts_bench_parse_int(argv[3], 1, 1024, &threads))
+    return 2;
+  ts_rt_ctx ctx;
+  ts_rt_ctx_init(&ctx, 1);
+  ts_bench_inputs in = {0};
+  ts_bench_so so;
+  ts_bench_outs o = {0};
+  int rc = 1;
+  if (!ts_bench_inputs_read("tsaot-bench", &ctx, (const char *const *)argv + 4, argc - 4, &in))
+    goto out;
+  uint64_t t1 = ts_rt_now_ns();
+  if (!ts_bench_so_open("tsaot-bench", argv[2], &so))
+    goto out;
+  so.set_threads((int)threads);
+  uint64_t t2 = ts_rt_now_ns();
+  o.cap = so.num_outputs() >= 0 ? so.num_outputs() : 4096;
+  if (!(o.t = calloc((size_t)o.cap + 1, sizeof *o.t)))
+    goto out;
+  if (!ts_bench_so_run("tsaot-bench", &so, in.dl, in.n, &o))
+    goto out;
+  uint64_t t3 = ts_rt_now_ns();
+  printf("first_result_ns=%llu read_ms=%.3f load_ms=%.3f run_ms=%.3f\n", (unsigned long long)t3,
+         ts_bench_ms(t1 - t0), ts_bench_ms(t2 - t1), ts_bench_ms(t3 - t2));
+  rc = 0;
+out:
+  ts_bench_outs_clear(&o);
+  free(o.t);
+  ts_bench_inputs_free(&in);
+  ts_rt_ctx_free(&ctx);
+  return rc;
+}
+
+typedef struct ts_bench_coldres {
+  double first_ms, load_ms, run_ms;
+  uint64_t peak_rss;
+} ts_bench_coldres;
+
+/* Runs a command; its stdout in *out (malloc'd) when out is not NULL, its
+ * stderr passed through, or given to on_line line by line. Returns the exit
+ * status (-1: it did not start or was killed); rusage of the child. */
+typedef void (*ts_bench_line_fn)(void *arg, const char *line);
+
+static int ts_bench_spawn(char *const *argv, char **out, ts_bench_line_fn on_line, void *arg, struct rusage *ru) {
+  int po[2] = {-1, -1}, pe[2] = {-1, -1};
+  if ((out && pipe(po) != 0) || (on_line && pipe(pe) != 0))
+    return -1;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  if (out) {
+    posix_spawn_file_actions_adddup2(&fa, po[1], 1);
+    posix_spawn_file_actions_addclose(&fa, po[0]);
+  }
+  if (on_line) {
+    posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
+    posix_spawn_file_actions_addclose(&fa, pe[0]);
+  }
+  pid_t pid;
+  int e = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (out)
+    close(po[1]);
+  if (on_line)
+    close(pe[1]);
+  if (e != 0) {
+    if (out)
+      close(po[0]);
+    if (on_line)
+      close(pe[0]);
+    errno = e;
+    return -1;
+  }
+  /* stderr lines as they come (progress), then stdout (small) */
+  if (on_line) {
+    FILE *f = fdopen(pe[0], "r");
+    char line[4096];
+    while (f && fgets(line, sizeof line, f)) {
+      line[strcspn(line, "\n")] = 0;
+      on_line(arg, line);
+    }
+    if (f)
+      fclose(f);
+    else
+      close(pe[0]);
+  }
+  if (out) {
+    size_t n = 0, cap = 4096;
+    char *b = malloc(cap);
+    ssize_t r;
+    while (b && (r = read(po[0], b + n, cap - n - 1)) > 0) {
+      n += (size_t)r;
+      if (cap - n < 2) {
+        char *nb = realloc(b, cap *= 2);
+        if (!nb) {
+          free(b);
+          b = NULL;
+        } else
+          b = nb;
+      }
+    }
+    close(po[0]);
+    if (b)
+      b[n] = 0;
+    *out = b;
+  }
+  int status;
+  if (wait4(pid, &status, 0, ru) != pid)
+    return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static bool ts_bench_cold_run(const char *self, const char *so, int threads, char *const *inputs, int ninputs,
+                              ts_bench_coldres *res) {
+  char **av = calloc((size_t)ninputs + 6, sizeof *av);
+  char tbuf[32];
+  if (!av)
+    return false;
+  snprintf(tbuf, sizeof tbuf, "%d", threads);
+  av[0] = (char *)self;
+  av[1] = "--cold-start";
+  av[2] = (char *)so;
+  av[3] = tbuf;
+  for (int k = 0; k < ninputs; k++)
+    av[4 + k] = inputs[k];
+  struct rusage ru;
+  memset(&ru, 0, sizeof ru);
+  char *out = NULL;
+  uint64_t t0 = ts_rt_now_ns();
+  int rc = ts_bench_spawn(av, &out, NULL, NULL, &ru);
+  free(av);
+  unsigned long long t1 = 0;
+  bool ok = rc == 0 && out &&
+            sscanf(out, "first_result_ns=%llu read_ms=%*f load_ms=%lf run_ms=%lf", &t1, &res->load_ms,
+                   &res->run_ms) == 3;
+  free(out);
+  if (!ok)
+    return false;
+  res->first_ms = ts_bench_ms(t1 - t0);
+  res->peak_rss = (uint64_t)ru.ru_maxrss * 1024;
+  return true;
+}
+
+/* -------------------------------------------------------------- compile */
+
+typedef struct ts_bench_progress {
+  bool tty;
+  bool quiet;
+  int width;
+  char last[512];
+} ts_bench_progress;
+
+/* tsaot -v's lines: the step in progress on one rewritten line (a
+ * terminal) or one line each. */
+static void ts_bench_on_line(void *arg, const char *line) {
+  ts_bench_progress *p = arg;
+  snprintf(p->last, sizeof p->last, "%s", line);
+  if (p->quiet && strncmp(line, "tsaot: ", 7) == 0)
+    return;
+  if (p->tty) {
+    int n = (int)strlen(line);
+    if (n > 100)
+      n = 100;
+    fprintf(stderr, "\r  %.*s%*s", n, line, p->width > n ? p->width - n : 0, "");
+    p->width = n;
+  } else
+    fprintf(stderr, "  %s\n", line);
+  fflush(stderr);
+}
+
+/* The tsaot beside this program: /proc/self/exe's folder. */
+static bool ts_bench_find_tsaot(char *buf, size_t cap, char *self, size_t selfcap) {
+  ssize_t n = readlink("/proc/self/exe", self, selfcap - 1);
+  if (n <= 0)
+    return false;
+  self[n] = 0;
+  char *slash = strrchr(self, '/');
+  if (!slash)
+    return false;
+  snprintf(buf, cap, "%.*s/tsaot", (int)(slash - self), self);
+  return access(buf, X_OK) == 0;
+}
+
+/* --------------------------------------------------------- the profile */
+
+typedef struct ts_bench_row {
+  char *op, *detail;
+  int native;
+  double calls, ms; /* per run */
+} ts_bench_row;
+
+typedef struct ts_bench_prof {
+  ts_bench_row *rows;
+  int n;
+  double total_ms; /* per run, all nodes */
+} ts_bench_prof;
+
+static void ts_bench_prof_free(ts_bench_prof *p) {
+  for (int i = 0; i < p->n; i++) {
+    free(p->rows[i].op);
+    free(p->rows[i].detail);
+  }
+  free(p->rows);
+  p->rows = NULL;
+  p->n = 0;
+}
+
+static char *ts_bench_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *r = malloc(n);
+  if (r)
+    memcpy(r, s, n);
+  return r;
+}
+
+/* Adds a node's time: fusion groups one row each, other nodes one row
+ * per kind. */
+static bool ts_bench_prof_add(ts_bench_prof *p, const char *op, const char *detail, int native, double calls,
+                              double ms) {
+  bool group = detail && detail[0];
+  for (int i = 0; !group && i < p->n; i++)
+    if (!p->rows[i].detail[0] && strcmp(p->rows[i].op, op) == 0) {
+      p->rows[i].calls += calls;
+      p->rows[i].ms += ms;
+      p->total_ms += ms;
+      return true;
+    }
+  ts_bench_row *r = realloc(p->rows, ((size_t)p->n + 1) * sizeof *r);
+  if (!r)
+    return false;
+  p->rows = r;
+  r = &p->rows[p->n];
+  r->op = ts_bench_strdup(op);
+  r->detail = ts_bench_strdup(detail ? detail : "");
+  if (!r->op || !r->detail) {
+    free(r->op);
+    free(r->detail);
+    return false;
+  }
+  r->native = native;
+  r->calls = calls;
+  r->ms = ms;
+  p->total_ms += ms;
+  p->n++;
+  return true;
+}
+
+static int ts_bench_row_cmp(const void *a, const void *b) {
+  const ts_bench_row *x = a, *y = b;
+  return x->ms > y->ms ? -1 : x->ms < y->ms;
+}
+
+static void ts_bench_prof_print(const char *title, const ts_bench_prof *p, double run_ms) {
+  printf("\n%s: %.3f ms per run in nodes, %.3f ms per run in all (the rest: the entry path, "
+         "slots, allocation)\n",
+         title, p->total_ms, run_ms);
+  printf("  %8s %6s %9s  %s\n", "ms/run", "%", "calls/run", "op");
+  for (int i = 0; i < p->n; i++) {
+    const ts_bench_row *r = &p->rows[i];
+    printf("  %8.3f %6.1f %9.1f  %s%s%s%s%s\n", r->ms, run_ms > 0 ? 100.0 * r->ms / run_ms : 0.0, r->calls, r->op,
+           r->detail[0] ? " [" : "", r->detail, r->detail[0] ? "]" : "",
+           r->detail[0] ? (r->native ? " native" : " interpreted") : "");
+  }
+}
+
+static void ts_bench_json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static void ts_bench_prof_json(FILE *f, const ts_bench_prof *p) {
+  fputc('[', f);
+  for (int i = 0; i < p->n; i++) {
+    const ts_bench_row *r = &p->rows[i];
+    fprintf(f, "%s{\"op\": ", i ? ", " : "");
+    ts_bench_json_str(f, r->op);
+    fprintf(f, ", \"detail\": ");
+    ts_bench_json_str(f, r->detail);
+    fprintf(f, ", \"native\": %s, \"calls\": %.2f, \"ms\": %.6f}", r->native ? "true" : "false", r->calls, r->ms);
+  }
+  fputc(']', f);
+}
+
+/* --------------------------------------------------------- comparison */
+
+typedef struct ts_bench_flat {
+  ts_rt_tensor **t;
+  int n, cap;
+} ts_bench_flat;
+
+static bool ts_bench_flat_add(void *arg, ts_rt_tensor *t, ts_iv v) {
+  (void)v;
+  ts_bench_flat *f = arg;
+  if (!t)
+    return true;
+  if (f->n == f->cap) {
+    int cap = f->cap ? f->cap * 2 : 8;
+    ts_rt_tensor **nt = realloc(f->t, (size_t)cap * sizeof *nt);
+    if (!nt)
+      return false;
+    f->t = nt;
+    f->cap = cap;
+  }
+  ts_rt_tensor_retain(t);
+  f->t[f->n++] = t;
+  return true;
+}
+
+/* Largest |a - b| over two tensors of the same shape, as doubles; NAN when
+ * the shapes or dtypes differ. */
+static double ts_bench_diff(ts_rt_ctx *ctx, ts_rt_tensor *a, ts_rt_tensor *b) {
+  if (a->ndim != b->ndim || a->dtype != b->dtype)
+    return NAN;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->sizes[d] != b->sizes[d])
+      return NAN;
+  ts_rt_tensor *x = ts_rt_tensor_to_dtype(ctx, a, TS_DT_FLOAT64), *y = ts_rt_tensor_to_dtype(ctx, b, TS_DT_FLOAT64);
+  double worst = (x && y) ? 0 : NAN;
+  if (x && y) {
+    ts_rt_tensor *xc = ts_rt_tensor_contiguous(ctx, x), *yc = ts_rt_tensor_contiguous(ctx, y);
+    if (xc && yc) {
+      const double *p = ts_rt_tensor_data(xc), *q = ts_rt_tensor_data(yc);
+      int64_t n = ts_rt_tensor_numel(xc);
+      for (int64_t i = 0; i < n; i++) {
+        double dd = fabs(p[i] - q[i]);
+        if (isnan(p[i]) != isnan(q[i]))
+          dd = INFINITY;
+        if (dd > worst)
+          worst = dd;
+      }
+    } else
+      worst = NAN;
+    if (xc)
+      ts_rt_tensor_release(xc);
+    if (yc)
+      ts_rt_tensor_release(yc);
+  }
+  if (x)
+    ts_rt_tensor_release(x);
+  if (y)
+    ts_rt_tensor_release(y);
+  return worst;
+}
+
+/* ----------------------------------------------------------------- main */
+
+typedef struct ts_bench_opts {
+  const char *model, *compiled, *tsaot, *keep;
+  const char **inputs;
+  int ninputs;
+  long iters, warmup, threads;
+  bool profile, json, no_interp;
+} ts_bench_opts;
+
+typedef struct ts_bench_side {
+  bool ran;
+  int iters;
+  double median_ms, min_ms;
+} ts_bench_side;
+
+/* Iterations for about a second of runs, from the warm-up's times. */
+static int ts_bench_iters(const ts_bench_opts *o, uint64_t warm_ns, int nwarm) {
+  if (o->iters > 0)
+    return (int)o->iters;
+  double per = nwarm > 0 ? (double)warm_ns / nwarm : 1e6;
+  double n = 1e9 / (per > 1 ? per : 1);
+  return n < 5 ? 5 : n > 100000 ? 100000 : (int)n;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && strcmp(argv[1], "--cold-start") == 0)
+    return ts_bench_cold(argc, argv);
+  const char *prog = "tsaot-bench";
+  ts_bench_opts o = {.iters = 0, .warmup = 3, .threads = 1};
+  o.inputs = calloc((size_t)argc + 1, sizeof *o.inputs);
+  if (!o.inputs) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    return 1;
+  }
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      ts_bench_usage(stdout);
+      free(o.inputs);
+      return 0;
+    } else if (!strcmp(a, "--profile")) {
+      o.profile = true;
+    } else if (!strcmp(a, "--json")) {
+      o.json = true;
+    } else if (!strcmp(a, "--no-interp")) {
+      o.no_interp = true;
+    } else if (!strcmp(a, "--iters") || !strcmp(a, "--warmup") || !strcmp(a, "--threads") ||
+               !strcmp(a, "--compiled") || !strcmp(a, "--tsaot") || !strcmp(a, "--keep")) {
+      if (++i == argc) {
+        fprintf(stderr, "%s: error: %s needs a value\n", prog, a);
+        free(o.inputs);
+        return 2;
+      }
+      const char *v = argv[i];
+      bool ok = true;
+      if (!strcmp(a, "--iters"))
+        ok = ts_bench_parse_int(v, 1, 100000000, &o.iters);
+      else if (!strcmp(a, "--warmup"))
+        ok = ts_bench_parse_int(v, 0, 100000000, &o.warmup);
+      else if (!strcmp(a, "--threads"))
+        ok = ts_bench_parse_int(v, 1, 1024, &o.threads);
+      else if (!strcmp(a, "--compiled"))
+        o.compiled = v;
+      else if (!strcmp(a, "--tsaot"))
+        o.tsaot = v;
+      else
+        o.keep = v;
+      if (!ok) {
+        fprintf(stderr, "%s: error: %s wants a whole number (%s), got '%s'\n", prog, a,
+                !strcmp(a, "--threads") ? "1 to 1024" : !strcmp(a, "--warmup") ? "0 or more" : "1 or more", v);
+        free(o.inputs);
+        return 2;
+      }
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "%s: error: unknown option '%s' (tsaot-bench --help lists them)\n", prog, a);
+      free(o.inputs);
+      return 2;
+    } else if (!o.model)
+      o.model = a;
+    else
+      o.inputs[o.ninputs++] = a;
+  }
+  if (!o.model) {
+    ts_bench_usage(stderr);
+    free(o.inputs);
+    return 2;
+  }
+
+  int rc = 1;
+  char self[PATH_MAX] = "", tsaot[PATH_MAX] = "", tmpdir[] = "/tmp/tsaot-bench-XXXXXX", sopath[PATH_MAX] = "";
+  bool made_tmp = false;
+  double compile_s = -1;
+  ts_bench_progress prog_state = {.tty = isatty(2) != 0};
+  ts_diag d = {0};
+  d.max_errors = 20;
+  ts_rt_ctx ctx;
+  ts_rt_ctx_init(&ctx, (int)o.threads);
+  ts_bench_inputs in = {0};
+  ts_rt_model *m = NULL;
+  ts_iv *args = NULL, iret = ts_iv_none();
+  bool have_iret = false;
+  ts_bench_so so = {0};
+  ts_bench_outs outs = {0};
+  uint64_t *times = NULL;
+  ts_bench_side interp = {0}, comp = {0};
+  ts_bench_coldres cold = {0};
+  bool have_cold = false;
+  ts_bench_prof iprof = {0}, cprof = {0};
+  ts_bench_flat flat = {0};
+  double max_diff = 0;
+  bool diff_known = false;
+  int bailout = 0;
+  struct stat sost;
+  FILE *tab = o.json ? stderr : stdout;
+
+  ts_bench_find_tsaot(tsaot, sizeof tsaot, self, sizeof self);
+  if (o.tsaot)
+    snprintf(tsaot, sizeof tsaot, "%s", o.tsaot);
+  if (!ts_bench_inputs_read(prog, &ctx, o.inputs, o.ninputs, &in))
+    goto out;
+
+  /* ---- compile */
+  if (o.compiled) {
+    snprintf(sopath, sizeof sopath, "%s", o.compiled);
+  } else {
+    const char *dir = o.keep;
+    if (!dir) {
+      if (!mkdtemp(tmpdir)) {
+        fprintf(stderr, "%s: cannot make a temporary folder: %s\n", prog, strerror(errno));
+        goto out;
+      }
+      made_tmp = true;
+      dir = tmpdir;
+    } else if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+      fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
+      goto out;
+    }
+    snprintf(sopath, sizeof sopath, "%s/model.so", dir);
+    if (!tsaot[0] || access(tsaot, X_OK) != 0) {
+      fprintf(stderr, "%s: cannot find the compiler tsaot beside this program; give it with --tsaot PATH\n", prog);
+      goto out;
+    }
+    char **av = calloc((size_t)o.ninputs + 8, sizeof *av);
+    if (!av) {
+      fprintf(stderr, "%s: out of memory\n", prog);
+      goto out;
+    }
+    int na = 0;
+    av[na++] = tsaot;
+    av[na++] = (char *)o.model;
+    for (int k = 0; k < o.ninputs; k++)
+      av[na++] = (char *)o.inputs[k];
+    av[na++] = "-o";
+    av[na++] = sopath;
+    av[na++] = "-v";
+    fprintf(stderr, "%s: compiling %s\n", prog, o.model);
+    uint64_t t0 = ts_rt_now_ns();
+    int crc = ts_bench_spawn(av, NULL, ts_bench_on_line, &prog_state, NULL);
+    compile_s = (double)(ts_rt_now_ns() - t0) / 1e9;
+    free(av);
+    if (prog_state.tty)
+      fprintf(stderr, "\r%*s\r", prog_state.width + 2, "");
+    if (crc != 0) {
+      fprintf(stderr, "%s: compiling %s failed%s%s\n", prog, o.model, crc < 0 ? ": " : "",
+              crc < 0 ? strerror(errno) : "");
+      if (crc > 0 && prog_state.tty && prog_state.last[0])
+        fprintf(stderr, "%s\n", prog_state.last);
+      goto out;
+    }
+    fprintf(stderr, "%s: compiled in %.2f s\n", prog, compile_s);
+  }
+
+  /* ---- a fresh process: start to first result, peak memory */
+  if (self[0] || ts_bench_find_tsaot(tsaot, 0, self, sizeof self)) {
+    have_cold = ts_bench_cold_run(self, sopath, (int)o.threads, (char *const *)o.inputs, o.ninputs, &cold);
+    if (!have_cold)
+      fprintf(stderr, "%s: note: the cold-start process failed; no first-result time or peak memory\n", prog);
+  }
+
+  /* ---- the interpreter */
+  if (!o.no_interp) {
+    if (!(m = ts_rt_model_load(o.model, &d))) {
+      fputs(d.text.data ? d.text.data : "tsaot-bench: cannot load the model\n", stderr);
+      goto out;
+    }
+    ts_graph *g = ts_rt_model_graph(m, "forward", &d);
+    if (!g) {
+      fputs(d.text.data ? d.text.data : "tsaot-bench: cannot compile forward\n", stderr);
+      goto out;
+    }
+    uint32_t nparams = ts_block_ninputs(g->block) - 1;
+    if ((uint32_t)o.ninputs > nparams) {
+      fprintf(stderr, "%s: %s: forward takes %u argument%s, %d given\n", prog, o.model, (unsigned)nparams,
+              nparams == 1 ? "" : "s", o.ninputs);
+      goto out;
+    }
+    if (!(args = calloc((size_t)o.ninputs + 1, sizeof *args)))
+      goto out;
+    for (int k = 0; k < o.ninputs; k++) {
+      const ts_value *pv = ts_block_input(g->block, (uint32_t)k + 1);
+      if (!ts_rt_io_arg(&ctx, in.t[k], pv->type, &args[k])) {
+        fprintf(stderr, "%s: %s: %s\n", prog, o.inputs[k], ctx.err.data ? ctx.err.data : "bad input");
+        goto out;
+      }
+    }
+    uint64_t warm = 0;
+    for (long w = 0; w <= o.warmup; w++) {
+      ts_buf where = {0};
+      uint64_t t0 = ts_rt_now_ns();
+      if (have_iret)
+        ts_iv_release(iret);
+      have_iret = ts_rt_model_run_graph(m, &ctx, "forward", NULL, args, (uint32_t)o.ninputs, &iret, &where);
+      if (w > 0 || o.warmup == 0)
+        warm += ts_rt_now_ns() - t0;
+      if (!have_iret) {
+        fprintf(stderr, "%s: the interpreter failed: %s", prog,
+                where.len ? where.data : ctx.err.data ? ctx.err.data : "?\n");
+        if (!where.len)
+          fputc('\n', stderr);
+        ts_buf_free(&where);
+        goto out;
+      }
+      ts_buf_free(&where);
+    }
+    ctx.out.len = 0;
+    interp.iters = ts_bench_iters(&o, warm, o.warmup > 0 ? (int)o.warmup : 1);
+    if (!(times = realloc(times, (size_t)interp.iters * sizeof *times)))
+      goto out;
+    for (int it = 0; it < interp.iters; it++) {
+      ts_iv r;
+      uint64_t t0 = ts_rt_now_ns();
+      bool ok = ts_rt_model_run_graph(m, &ctx, "forward", NULL, args, (uint32_t)o.ninputs, &r, NULL);
+      if (ok)
+        ts_iv_release(r);
+      times[it] = ts_rt_now_ns() - t0;
+      ctx.out.len = 0;
+      if (!ok) {
+        fprintf(stderr, "%s: the interpreter failed: %s\n", prog, ctx.err.data ? ctx.err.data : "?");
+        goto out;
+      }
+    }
+    ts_bench_stats(times, interp.iters, &interp.median_ms, &interp.min_ms);
+    interp.ran = true;
+  }
+
+  /* ---- the compiled model */
+  if (!ts_bench_so_open(prog, sopath, &so))
+    goto out;
+  so.set_threads((int)o.threads);
+  if (so.num_inputs() != o.ninputs) {
+    fprintf(stderr, "%s: %s: the compiled model takes %d argument%s, %d given\n", prog, sopath, so.num_inputs(),
+            so.num_inputs() == 1 ? "" : "s", o.ninputs);
+    goto out;
+  }
+  outs.cap = so.num_outputs() >= 0 ? so.num_outputs() : 4096;
+  if (!(outs.t = calloc((size_t)outs.cap + 1, sizeof *outs.t)))
+    goto out;
+  {
+    uint64_t warm = 0;
+    for (long w = 0; w <= o.warmup; w++) {
+      uint64_t t0 = ts_rt_now_ns();
+      if (!ts_bench_so_run(prog, &so, in.dl, in.n, &outs))
+        goto out;
+      if (w > 0 || o.warmup == 0)
+        warm += ts_rt_now_ns() - t0;
+    }
+    bailout = so.last_bailout();
+    if (bailout)
+      fprintf(stderr, "%s: note: the compiled model ran in its interpreter: %s\n", prog, so.last_error());
+    comp.iters = ts_bench_iters(&o, warm, o.warmup > 0 ? (int)o.warmup : 1);
+    if (!(times = realloc(times, (size_t)comp.iters * sizeof *times)))
+      goto out;
+    for (int it = 0; it < comp.iters; it++) {
+      uint64_t t0 = ts_rt_now_ns();
+      bool ok = ts_bench_so_run(prog, &so, in.dl, in.n, &outs);
+      times[it] = ts_rt_now_ns() - t0;
+      if (!ok)
+        goto out;
+    }
+    ts_bench_stats(times, comp.iters, &comp.median_ms, &comp.min_ms);
+    comp.ran = true;
+  }
+
+  /* ---- do the two agree? */
+  if (interp.ran) {
+    if (!ts_rt_io_flatten(&ctx, iret, ts_bench_flat_add, &flat)) {
+      fprintf(stderr, "%s: cannot read the interpreter's outputs\n", prog);
+      goto out;
+    }
+    diff_known = flat.n == outs.n;
+    for (int k = 0; diff_known && k < outs.n; k++) {
+      ts_rt_tensor *t = ts_rt_tensor_from_dl(&ctx, &outs.t[k]->dl_tensor);
+      double dd = t ? ts_bench_diff(&ctx, flat.t[k], t) : NAN;
+      if (t)
+        ts_rt_tensor_release(t);
+      if (isnan(dd))
+        diff_known = false;
+      else if (dd > max_diff)
+        max_diff = dd;
+    }
+    if (!diff_known)
+      fprintf(stderr, "%s: warning: the compiled model's outputs (%d) do not match the interpreter's (%d) in "
+              "number, dtype or shape\n", prog, outs.n, flat.n);
+  }
+
+  /* ---- the profiles: as many runs as were timed (at most a second's worth) */
+  if (o.profile) {
+    if (interp.ran) {
+      ts_rt_profile p = {0};
+      ctx.profile = &p;
+      for (int it = 0; it < interp.iters; it++) {
+        ts_iv r;
+        if (ts_rt_model_run_graph(m, &ctx, "forward", NULL, args, (uint32_t)o.ninputs, &r, NULL))
+          ts_iv_release(r);
+        ctx.out.len = 0;
+      }
+      ctx.profile = NULL;
+      for (uint32_t i = 0; i < p.nentries; i++) {
+        ts_buf det = {0};
+        ts_rt_profile_describe(p.entries[i].node, &det);
+        ts_bench_prof_add(&iprof, p.entries[i].node->kind_name, det.data ? det.data : "", 0,
+                          (double)p.entries[i].calls / interp.iters, ts_bench_ms(p.entries[i].ns) / interp.iters);
+        ts_buf_free(&det);
+      }
+      ts_rt_profile_free(&p);
+      qsort(iprof.rows, (size_t)iprof.n, sizeof *iprof.rows, ts_bench_row_cmp);
+    }
+    if (!so.profile || !so.profile_rows) {
+      fprintf(stderr, "%s: note: %s was built without profiling (tsaot before NAME_profile); no compiled profile\n",
+              prog, sopath);
+    } else {
+      so.profile(1);
+      for (int it = 0; it < comp.iters; it++)
+        if (!ts_bench_so_run(prog, &so, in.dl, in.n, &outs))
+          break;
+      int n = so.profile_rows(NULL, 0);
+      tsaot_profile_row *rows = calloc((size_t)n + 1, sizeof *rows);
+      if (rows) {
+        n = so.profile_rows(rows, n);
+        for (int i = 0; i < n; i++)
+          ts_bench_prof_add(&cprof, rows[i].op, rows[i].detail, rows[i].native, (double)rows[i].calls / comp.iters,
+                            ts_bench_ms(rows[i].ns) / comp.iters);
+      }
+      free(rows);
+      so.profile(0);
+      qsort(cprof.rows, (size_t)cprof.n, sizeof *cprof.rows, ts_bench_row_cmp);
+    }
+  }
+
+  /* ---- report */
+  {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    uint64_t bench_rss = (uint64_t)ru.ru_maxrss * 1024;
+    uint64_t so_bytes = stat(sopath, &sost) == 0 ? (uint64_t)sost.st_size : 0;
+    size_t arena = so.arena_size();
+    double ratio = interp.ran && comp.median_ms > 0 ? interp.median_ms / comp.median_ms : 0;
+    if (o.json) {
+      printf("{\"model\": ");
+      ts_bench_json_str(stdout, o.model);
+      printf(", \"threads\": %ld, \"iters\": %d, \"interp_iters\": %d", o.threads, comp.iters, interp.iters);
+      if (interp.ran)
+        printf(", \"interp_median_ms\": %.6f, \"interp_min_ms\": %.6f", interp.median_ms, interp.min_ms);
+      else
+        printf(", \"interp_median_ms\": null, \"interp_min_ms\": null");
+      printf(", \"compiled_median_ms\": %.6f, \"compiled_min_ms\": %.6f", comp.median_ms, comp.min_ms);
+      if (interp.ran)
+        printf(", \"ratio\": %.4f", ratio);
+      else
+        printf(", \"ratio\": null");
+      if (compile_s >= 0)
+        printf(", \"compile_s\": %.4f", compile_s);
+      else
+        printf(", \"compile_s\": null");
+      printf(", \"so_bytes\": %llu, \"arena_bytes\": %zu", (unsigned long long)so_bytes, arena);
+      if (have_cold)
+        printf(", \"first_result_ms\": %.3f, \"init_ms\": %.3f, \"first_run_ms\": %.3f, \"peak_rss_bytes\": %llu",
+               cold.first_ms, cold.load_ms, cold.run_ms, (unsigned long long)cold.peak_rss);
+      else
+        printf(", \"first_result_ms\": null, \"peak_rss_bytes\": null");
+      printf(", \"bench_peak_rss_bytes\": %llu, \"outputs\": %d", (unsigned long long)bench_rss, outs.n);
+      if (diff_known)
+        printf(", \"max_abs_diff\": %.6g", max_diff);
+      else
+        printf(", \"max_abs_diff\": null");
+      printf(", \"bailout\": %s", bailout ? "true" : "false");
+      if (o.profile) {
+        printf(", \"interp_profile\": ");
+        ts_bench_prof_json(stdout, &iprof);
+        printf(", \"compiled_profile\": ");
+        ts_bench_prof_json(stdout, &cprof);
+      }
+      printf("}\n");
+    } else {
+      (void)tab;
+      printf("model          %s (%s)\n", o.model, sopath);
+      printf("threads        %ld\n", o.threads);
+      printf("%-14s %12s %12s %8s\n", "", "median ms", "min ms", "runs");
+      if (interp.ran)
+        printf("%-14s %12.4f %12.4f %8d\n", "interpreter", interp.median_ms, interp.min_ms, interp.iters);
+      printf("%-14s %12.4f %12.4f %8d\n", "compiled", comp.median_ms, comp.min_ms, comp.iters);
+      if (interp.ran)
+        printf("ratio          %.2fx (interpreter / compiled, medians)\n", ratio);
+      if (compile_s >= 0)
+        printf("compile        %.2f s\n", compile_s);
+      printf("library        %.2f MiB\n", (double)so_bytes / 1048576.0);
+      printf("arena          %.1f KiB (run_static)\n", (double)arena / 1024.0);
+      if (have_cold)
+        printf("first result   %.1f ms from process start (load %.1f ms, first run %.1f ms); peak RSS %.1f MiB\n",
+               cold.first_ms, cold.load_ms, cold.run_ms, (double)cold.peak_rss / 1048576.0);
+      printf("bench RSS      %.1f MiB (this process, peak)\n", (double)bench_rss / 1048576.0);
+      if (diff_known)
+        printf("outputs        %d, max |compiled - interpreter| = %.3g\n", outs.n, max_diff);
+      if (bailout)
+        printf("note           the compiled model bailed out to its interpreter\n");
+      if (o.profile) {
+        if (interp.ran)
+          ts_bench_prof_print("interpreter profile", &iprof, interp.median_ms);
+        if (cprof.n)
+          ts_bench_prof_print("compiled profile", &cprof, comp.median_ms);
+      }
+    }
+  }
+  rc = 0;
+out:
+  ts_bench_prof_free(&iprof);
+  ts_bench_prof_free(&cprof);
+  for (int k = 0; k < flat.n; k++)
+    ts_rt_tensor_release(flat.t[k]);
+  free(flat.t);
+  ts_bench_outs_clear(&outs);
+  free(outs.t);
+  if (so.release)
+    so.release();
+  free(times);
+  if (have_iret)
+    ts_iv_release(iret);
+  for (int k = 0; args && k < o.ninputs; k++)
+    ts_iv_release(args[k]);
+  free(args);
+  ts_rt_model_free(m);
+  ts_bench_inputs_free(&in);
+  ts_diag_free(&d);
+  ts_rt_ctx_free(&ctx);
+  if (made_tmp) {
+    unlink(sopath);
+    rmdir(tmpdir);
+  }
+  free(o.inputs);
+  return rc;
+}
