@@ -584,6 +584,56 @@ static double ts_bench_diff(ts_rt_ctx *ctx, ts_rt_tensor *a, ts_rt_tensor *b) {
   return worst;
 }
 
+/* ------------------------------------------------------- bandwidth */
+
+typedef struct ts_bench_copy {
+  uint8_t *dst;
+  const uint8_t *src;
+} ts_bench_copy;
+
+#define TS_BENCH_COPY_BLOCK 65536
+
+static void ts_bench_copy_range(void *arg, int64_t b, int64_t e) {
+  ts_bench_copy *c = arg;
+  memcpy(c->dst + b * TS_BENCH_COPY_BLOCK, c->src + b * TS_BENCH_COPY_BLOCK, (size_t)(e - b) * TS_BENCH_COPY_BLOCK);
+}
+
+/* A copy loop's bandwidth (bytes read + written per second), on the run's
+ * threads, moving `bytes` per copy as the model moves its inputs and
+ * outputs: the yardstick for a memory-bound model. 0 if out of memory. */
+static double ts_bench_copy_gbps(ts_rt_ctx *ctx, uint64_t bytes) {
+  int64_t blocks = (int64_t)((bytes / 2 + TS_BENCH_COPY_BLOCK - 1) / TS_BENCH_COPY_BLOCK);
+  if (blocks < 1)
+    blocks = 1;
+  size_t n = (size_t)blocks * TS_BENCH_COPY_BLOCK;
+  uint8_t *a = malloc(n), *b = malloc(n);
+  double best = 0;
+  if (a && b) {
+    memset(a, 1, n);
+    memset(b, 2, n);
+    ts_bench_copy c = {.dst = b, .src = a};
+    uint64_t t[15];
+    for (int i = 0; i < 15; i++) {
+      uint64_t t0 = ts_rt_now_ns();
+      ts_rt_parallel_for(ctx, blocks, 1, ts_bench_copy_range, &c);
+      t[i] = ts_rt_now_ns() - t0;
+    }
+    double med, min;
+    ts_bench_stats(t, 15, &med, &min);
+    best = med > 0 ? 2.0 * (double)n / (med * 1e6) : 0;
+  }
+  free(a);
+  free(b);
+  return best;
+}
+
+static uint64_t ts_bench_dl_bytes(const DLTensor *t) {
+  uint64_t n = (uint64_t)(t->dtype.bits * t->dtype.lanes + 7) / 8;
+  for (int d = 0; d < t->ndim; d++)
+    n *= (uint64_t)t->shape[d];
+  return n;
+}
+
 /* ----------------------------------------------------------------- main */
 
 typedef struct ts_bench_opts {
@@ -694,7 +744,8 @@ int main(int argc, char **argv) {
   bool have_cold = false;
   ts_bench_prof iprof = {0}, cprof = {0};
   ts_bench_flat flat = {0};
-  double max_diff = 0;
+  double max_diff = 0, copy_gbps = 0;
+  uint64_t bytes_moved = 0;
   bool diff_known = false;
   int bailout = 0;
   struct stat sost;
@@ -867,6 +918,11 @@ int main(int argc, char **argv) {
     ts_bench_stats(times, comp.iters, &comp.median_ms, &comp.min_ms);
     comp.ran = true;
   }
+  for (int k = 0; k < in.n; k++)
+    bytes_moved += ts_bench_dl_bytes(&in.dl[k]);
+  for (int k = 0; k < outs.n; k++)
+    bytes_moved += ts_bench_dl_bytes(&outs.t[k]->dl_tensor);
+  copy_gbps = ts_bench_copy_gbps(&ctx, bytes_moved);
 
   /* ---- do the two agree? */
   if (interp.ran) {
@@ -971,6 +1027,8 @@ int main(int argc, char **argv) {
       else
         printf(", \"max_abs_diff\": null");
       printf(", \"bailout\": %s", bailout ? "true" : "false");
+      printf(", \"bytes_moved\": %llu, \"achieved_gbps\": %.4f, \"copy_gbps\": %.4f", (unsigned long long)bytes_moved,
+             comp.median_ms > 0 ? (double)bytes_moved / (comp.median_ms * 1e6) : 0.0, copy_gbps);
       if (o.profile) {
         printf(", \"interp_profile\": ");
         ts_bench_prof_json(stdout, &iprof);
@@ -1000,6 +1058,11 @@ int main(int argc, char **argv) {
         printf("outputs        %d, max |compiled - interpreter| = %.3g\n", outs.n, max_diff);
       if (bailout)
         printf("note           the compiled model bailed out to its interpreter\n");
+      if (comp.median_ms > 0)
+        printf("bandwidth      %.2f GB/s (inputs + outputs, %.2f MiB per run, over the median); a copy loop "
+               "of as many bytes: %.2f GB/s (%.0f%%)\n",
+               (double)bytes_moved / (comp.median_ms * 1e6), (double)bytes_moved / 1048576.0, copy_gbps,
+               copy_gbps > 0 ? 100.0 * ((double)bytes_moved / (comp.median_ms * 1e6)) / copy_gbps : 0.0);
       if (o.profile) {
         if (interp.ran)
           ts_bench_prof_print("interpreter profile", &iprof, interp.median_ms);
