@@ -272,7 +272,8 @@ typedef struct ts_bench_coldres {
 
 /* Runs a command; its stdout in *out (malloc'd) when out is not NULL, its
  * stderr passed through, or given to on_line line by line. Returns the exit
- * status (-1: it did not start or was killed); rusage of the child. */
+ * status, 128 + the signal that killed it, or -1 when it did not start
+ * (errno says why); rusage of the child. */
 typedef void (*ts_bench_line_fn)(void *arg, const char *line);
 
 static int ts_bench_spawn(char *const *argv, char **out, ts_bench_line_fn on_line, void *arg, struct rusage *ru) {
@@ -340,6 +341,10 @@ static int ts_bench_spawn(char *const *argv, char **out, ts_bench_line_fn on_lin
   int status;
   if (wait4(pid, &status, 0, ru) != pid)
     return -1;
+  if (WIFSIGNALED(status)) {
+    errno = 0;
+    return 128 + WTERMSIG(status);
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -799,8 +804,12 @@ int main(int argc, char **argv) {
     if (prog_state.tty)
       fprintf(stderr, "\r%*s\r", prog_state.width + 2, "");
     if (crc != 0) {
-      fprintf(stderr, "%s: compiling %s failed%s%s\n", prog, o.model, crc < 0 ? ": " : "",
-              crc < 0 ? strerror(errno) : "");
+      if (crc > 128)
+        fprintf(stderr, "%s: compiling %s failed: %s was killed by signal %d (%s)\n", prog, o.model, tsaot,
+                crc - 128, strsignal(crc - 128));
+      else
+        fprintf(stderr, "%s: compiling %s failed%s%s\n", prog, o.model, crc < 0 ? ": " : "",
+                crc < 0 ? strerror(errno) : "");
       if (crc > 0 && prog_state.tty && prog_state.last[0])
         fprintf(stderr, "%s\n", prog_state.last);
       goto out;

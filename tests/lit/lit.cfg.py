@@ -29,6 +29,7 @@ def tool(name, path):
 config.substitutions.append(("%tsaot-opt", config.tsaot_opt))
 config.substitutions.append(("%tsaot-run", config.tsaot_run))
 config.substitutions.append(("%tsaot-dump", config.tsaot_dump))
+config.substitutions.append(("%tsaot-bench", config.tsaot_bench))
 # %npy-close ATOL RTOL GOT WANT ...: arrays compared as the fixture runner does
 config.substitutions.append(("%npy-close", config.python + " " + os.path.join(
     config.tsaot_source_dir, "tests", "npy_close.py")))
