@@ -14,7 +14,12 @@
  * the end; their vectors are half as wide. pow works in base 2, so that
  * powers of two come out exact. Measured against the double C library
  * rounded to float (tests/unit/test_cg_math.c prints it): at most 1 ulp,
- * sigmoid 2.
+ * sigmoid 2. sigmoid and tanh divide through ts_mh_fdiv_fast (a reciprocal
+ * estimate and a Newton step: 4 cheap instructions for a vdivps), tanh
+ * from exp rather than expm1 above 0.55; clamps are llvm.maxnum/minnum
+ * (one instruction each) and exp's polynomial is evaluated by Estrin's
+ * scheme: fused kernels calling several of these are bound by the latency
+ * of their chains.
  *
  * Where it does less than PyTorch (SLEEF): sinf/cosf reduce the argument
  * with a three-part pi/2 in double, exact for |x| < 2^24; above that the
@@ -25,6 +30,9 @@
  * float64 calls the C library (exp, expm1, log, ..., pow); sigmoid and the
  * gelus are built from those calls. */
 #include "codegen.h"
+
+#include <llvm-c/IRReader.h>
+#include <llvm-c/Linker.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -183,11 +191,70 @@ static LLVMValueRef ts_mh_poly(ts_mh *h, LLVMValueRef x, const double *c, size_t
   return acc;
 }
 
+/* max(x, lo) with NaN becoming lo: llvm.maxnum, one vmaxps when lo is a
+ * constant (the backend puts the never-NaN operand where x86 wants it),
+ * where a compare and a select are two instructions */
+static LLVMValueRef ts_mh_max_k(ts_mh *h, LLVMValueRef x, double lo) {
+  LLVMValueRef args[2] = {x, ts_mh_k(x, lo)};
+  return ts_mh_intr(h, "llvm.maxnum", args, 2);
+}
+
 /* x clamped to [lo, hi]; NaN becomes lo (callers select NaN at the end),
  * so that no NaN reaches an fptosi */
 static LLVMValueRef ts_mh_clamp(ts_mh *h, LLVMValueRef x, double lo, double hi) {
-  LLVMValueRef v = ts_mh_sel(h, ts_mh_cmp(h, LLVMRealOGE, x, ts_mh_k(x, lo)), x, ts_mh_k(x, lo));
-  return ts_mh_sel(h, ts_mh_cmp(h, LLVMRealOLE, v, ts_mh_k(v, hi)), v, ts_mh_k(v, hi));
+  LLVMValueRef args[2] = {ts_mh_max_k(h, x, lo), ts_mh_k(x, hi)};
+  return ts_mh_intr(h, "llvm.minnum", args, 2);
+}
+
+/* c[0] + c[1] x + ... + c[n-1] x^(n-1) for n = 6, Estrin's scheme: three
+ * independent pairs, then x^2 and x^4 combine them; the chain of dependent
+ * operations is 4 long where Horner's is 5 fmas (the kernels that call exp
+ * several times are bound by that chain's latency) */
+static LLVMValueRef ts_mh_poly6(ts_mh *h, LLVMValueRef x, const double *c) {
+  LLVMValueRef x2 = ts_mh_mul(h, x, x);
+  LLVMValueRef p01 = ts_mh_fma(h, ts_mh_k(x, c[1]), x, ts_mh_k(x, c[0]));
+  LLVMValueRef p23 = ts_mh_fma(h, ts_mh_k(x, c[3]), x, ts_mh_k(x, c[2]));
+  LLVMValueRef p45 = ts_mh_fma(h, ts_mh_k(x, c[5]), x, ts_mh_k(x, c[4]));
+  return ts_mh_fma(h, ts_mh_mul(h, x2, x2), p45, ts_mh_fma(h, x2, p23, p01));
+}
+
+/* a / b for float operands where b is finite and a ~2 ulp quotient does:
+ * an fdiv marked arcp ninf contract, which the x86 backend turns (for
+ * vectors) into a reciprocal estimate and one Newton step with the
+ * numerator folded in (an fma residual: within about an ulp), several
+ * times the throughput of a divide. The LLVM 16 C API cannot set
+ * fast-math flags, so the marked fdiv comes from a parsed one-line function
+ * linked into the module (always inlined; the flags survive inlining).
+ * Where parsing or linking fails, a plain fdiv. */
+static LLVMValueRef ts_mh_fdiv_fast(ts_mh *h, LLVMValueRef a, LLVMValueRef b) {
+  static const char name[] = "tsaot.fdiv.arcpf";
+  static const char ir[] = "define float @\"tsaot.fdiv.arcpf\"(float %a, float %b) #0 {\n"
+                           "  %r = fdiv arcp ninf contract float %a, %b\n"
+                           "  ret float %r\n"
+                           "}\n"
+                           "attributes #0 = { alwaysinline nounwind willreturn nosync nofree memory(none) }\n";
+  ts_cg_module *m = h->m;
+  LLVMValueRef f = LLVMGetNamedFunction(m->mod, name);
+  if (!f) {
+    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, sizeof ir - 1, name);
+    LLVMModuleRef tmp = NULL;
+    char *msg = NULL;
+    if (buf && !LLVMParseIRInContext(m->ctx, buf, &tmp, &msg)) { /* takes buf */
+      /* the same layout and triple: the linker warns (through the context) otherwise */
+      LLVMSetDataLayout(tmp, LLVMGetDataLayoutStr(m->mod));
+      LLVMSetTarget(tmp, LLVMGetTarget(m->mod));
+      if (!LLVMLinkModules2(m->mod, tmp)) /* takes tmp */
+        f = LLVMGetNamedFunction(m->mod, name);
+    } else {
+      LLVMDisposeMessage(msg);
+    }
+    if (f)
+      LLVMSetLinkage(f, LLVMPrivateLinkage);
+  }
+  if (!f || LLVMTypeOf(a) != m->t_f32)
+    return ts_mh_div(h, a, b);
+  LLVMValueRef args[2] = {a, b};
+  return LLVMBuildCall2(h->b, LLVMGlobalGetValueType(f), f, args, 2, "");
 }
 
 /* NaN in, the same NaN out */
@@ -228,18 +295,41 @@ static LLVMValueRef ts_mh_reduce_ln2f(ts_mh *h, LLVMValueRef x, LLVMValueRef q, 
   return r;
 }
 
+/* x - q ln2 as two fmas (exp's reduction, where nothing needs what the
+ * rounding lost): the first is exact as above, the second rounds once */
+static LLVMValueRef ts_mh_reduce_ln2f_fma(ts_mh *h, LLVMValueRef x, LLVMValueRef q) {
+  LLVMValueRef r1 = ts_mh_fma(h, q, ts_mh_kf(h, -TS_MH_LN2HI_F), x);
+  return ts_mh_fma(h, q, ts_mh_kf(h, -TS_MH_LN2LO_F), r1);
+}
+
 /* --------------------------------------------------------- float32: exp */
+
+/* exp(x) for a float x in [-104, 89] (no NaN): u 2^q, u = exp(r). How the
+ * scaling goes: TS_MH_SCALE_FULL in two steps, so that results in the
+ * subnormals round once; TS_MH_SCALE_NEG for x in [-104, 0] (q in [-150,
+ * 0]): u 2^(q+64) is normal and exact, times 2^-64 rounds once (two
+ * instructions fewer); TS_MH_SCALE_ONE for x in [-87, 88] (q in [-126,
+ * 127]), one step. */
+enum { TS_MH_SCALE_ONE, TS_MH_SCALE_NEG, TS_MH_SCALE_FULL };
+static LLVMValueRef ts_mh_exp_core_f(ts_mh *h, LLVMValueRef xc, int scale) {
+  LLVMValueRef q = ts_mh_rint(h, ts_mh_mul(h, xc, ts_mh_kf(h, TS_MH_LOG2E)));
+  LLVMValueRef r = ts_mh_reduce_ln2f_fma(h, xc, q);
+  LLVMValueRef p = ts_mh_poly6(h, r, ts_mh_exp_f);
+  LLVMValueRef u = ts_mh_add(h, ts_mh_fma(h, ts_mh_mul(h, r, r), p, r), ts_mh_kf(h, 1.0));
+  LLVMValueRef qi = LLVMBuildFPToSI(h->b, q, h->m->t_i32, "");
+  if (scale == TS_MH_SCALE_FULL)
+    return ts_mh_scale2f(h, u, qi);
+  if (scale == TS_MH_SCALE_NEG)
+    return ts_mh_mul(h, ts_mh_mul(h, u, ts_mh_pow2f(h, LLVMBuildAdd(h->b, qi, ts_mh_ki(h->m->t_i32, 64), ""))),
+                     ts_mh_kf(h, 0x1p-64));
+  return ts_mh_mul(h, u, ts_mh_pow2f(h, qi));
+}
 
 static LLVMValueRef ts_mh_expf(ts_mh *h, LLVMValueRef x) {
   /* exp(-104) rounds to 0 and exp(89) overflows: the clamp keeps q in
    * [-150, 128] and changes no result */
   LLVMValueRef xc = ts_mh_clamp(h, x, -104.0, 89.0);
-  LLVMValueRef q = ts_mh_rint(h, ts_mh_mul(h, xc, ts_mh_kf(h, TS_MH_LOG2E)));
-  LLVMValueRef r = ts_mh_reduce_ln2f(h, xc, q, NULL);
-  LLVMValueRef p = ts_mh_poly(h, r, ts_mh_exp_f, TS_MH_N(ts_mh_exp_f));
-  LLVMValueRef u = ts_mh_add(h, ts_mh_fma(h, ts_mh_mul(h, r, r), p, r), ts_mh_kf(h, 1.0));
-  LLVMValueRef qi = LLVMBuildFPToSI(h->b, q, h->m->t_i32, "");
-  return ts_mh_keep_nan(h, x, ts_mh_scale2f(h, u, qi));
+  return ts_mh_keep_nan(h, x, ts_mh_exp_core_f(h, xc, TS_MH_SCALE_FULL));
 }
 
 /* expm1(x) = 2^q (expm1(r) + 1 - 2^-q) */
@@ -438,12 +528,16 @@ static LLVMValueRef ts_mh_logbf(ts_mh *h, LLVMValueRef x, double log_b_2, double
 
 /* ------------------------------------------------ float32: tanh, sigmoid */
 
-/* tanh(|x|) = e / (e + 2), e = expm1(2|x|), tanh(10) rounding to 1; a
- * polynomial below 0.55, where that quotient would lose an ulp */
+/* tanh(|x|) = 1 - 2 / (e + 1), e = exp(2|x|), for |x| >= 0.55 (the
+ * subtraction loses at most a bit there, tanh >= 0.5), tanh(10) rounding to
+ * 1; a polynomial below 0.55. exp's argument lies in [0, 20]: no clamp to
+ * its range, one-step scaling; the quotient is a reciprocal estimate (at
+ * most 2 ulp in all, tests/unit/test_cg_math.c). */
 static LLVMValueRef ts_mh_tanhf(ts_mh *h, LLVMValueRef x) {
   LLVMValueRef a = ts_mh_clamp(h, ts_mh_fabs(h, x), 0.0, 10.0);
-  LLVMValueRef e = ts_mh_expm1f(h, ts_mh_add(h, a, a));
-  LLVMValueRef t = ts_mh_div(h, e, ts_mh_add(h, e, ts_mh_kf(h, 2.0)));
+  LLVMValueRef one = ts_mh_kf(h, 1.0);
+  LLVMValueRef e = ts_mh_exp_core_f(h, ts_mh_add(h, a, a), TS_MH_SCALE_ONE);
+  LLVMValueRef t = ts_mh_sub(h, one, ts_mh_fdiv_fast(h, ts_mh_kf(h, 2.0), ts_mh_add(h, e, one)));
   LLVMValueRef z = ts_mh_mul(h, a, a);
   LLVMValueRef small = ts_mh_fma(h, ts_mh_mul(h, a, z), ts_mh_poly(h, z, ts_mh_tanh_f, TS_MH_N(ts_mh_tanh_f)), a);
   t = ts_mh_sel(h, ts_mh_cmp(h, LLVMRealOLT, a, ts_mh_kf(h, 0.55)), small, t);
@@ -458,9 +552,14 @@ static LLVMValueRef ts_mh_sigmoid(ts_mh *h, LLVMValueRef x, LLVMValueRef e) {
   return ts_mh_div(h, num, ts_mh_add(h, one, e));
 }
 
+/* as ts_mh_sigmoid, the quotient from a reciprocal estimate (the
+ * denominator is in [1, 2]); -|x| needs only the lower clamp of exp, and
+ * one NaN select serves both */
 static LLVMValueRef ts_mh_sigmoidf(ts_mh *h, LLVMValueRef x) {
-  LLVMValueRef e = ts_mh_expf(h, ts_mh_neg(h, ts_mh_fabs(h, x)));
-  return ts_mh_keep_nan(h, x, ts_mh_sigmoid(h, x, e));
+  LLVMValueRef one = ts_mh_kf(h, 1.0);
+  LLVMValueRef e = ts_mh_exp_core_f(h, ts_mh_max_k(h, ts_mh_neg(h, ts_mh_fabs(h, x)), -104.0), TS_MH_SCALE_NEG);
+  LLVMValueRef num = ts_mh_sel(h, ts_mh_cmp(h, LLVMRealOGE, x, ts_mh_kf(h, 0.0)), one, e);
+  return ts_mh_keep_nan(h, x, ts_mh_fdiv_fast(h, num, ts_mh_add(h, one, e)));
 }
 
 /* --------------------------------------------- float32 via double: erf... */

@@ -10,8 +10,10 @@
  * the consumer; outputs of the producer used after the consumer become
  * outputs of the group. A producer that is a group is merged whole. The scan
  * repeats until nothing changes, as PyTorch's does. Then, per block: cat
- * nodes at group outputs, groups of a single op undone, prim::ConstantChunk
- * nodes at group inputs pulled in. Nested blocks are fused on their own;
+ * nodes at group outputs, groups of a single op undone, except for ops
+ * worth a native kernel of their own (ts_fu_worth_alone: a lone gelu,
+ * tanh, relu, ... on typed float tensors gets a group of one). Nested
+ * blocks are fused on their own;
  * nodes of different blocks never share a group. A subgraph holds one
  * constant per value, placed before its first use (PyTorch runs
  * ConstantPooling on its groups).
@@ -47,8 +49,10 @@
  * along it (a 1-d bias of size 4H chunked along the last dimension of a
  * [B, 4H] sum is fine); PyTorch also handles the other cases with
  * broadcast_tensors (prim::BroadcastingChunk), here the chunk then stays
- * outside and the group starts after it. A ConstantChunk whose outputs only
- * a group reads moves into it, reading a group input.
+ * outside and the group starts after it. Unlike PyTorch, a ConstantChunk at
+ * a group's inputs stays outside the group: it is a view, and the group's
+ * kernel (codegen/fusion.c) reads its parts through their strides, where a
+ * chunk inside would keep the whole group in the interpreter.
  *
  * cat: aten::cat(prim::ListConstruct(...), dim) with a constant dim, whose
  * list only the cat reads, becomes a group output and its fusible inputs
@@ -60,7 +64,8 @@
  * Less than PyTorch: no device, dtype or shape conditions (everything runs
  * on the CPU and the interpreter runs any dtype with broadcasting); no
  * removal of group outputs used only by aten::size; no rand_like. More: a
- * group of one op is undone (the subgraph call costs more than it saves).
+ * group of one cheap op is undone (the subgraph call costs more than it
+ * saves).
  * The limit of 128 inputs and outputs per group is PyTorch's. */
 #include "passes.h"
 
@@ -807,42 +812,72 @@ static uint32_t ts_fu_group_ops(const ts_graph *sub) {
   return n;
 }
 
-/* canFuseChunk + fuseChunk: a ConstantChunk read only by group grp moves in,
- * or, when grp chunks the same tensor the same way already, its parts are
- * reused. */
-static bool ts_fu_pull_chunk(ts_fu *f, ts_node *grp, ts_node *k) {
-  int64_t chunks, dim;
-  if (!ts_node_is(k, TS_K_prim_ConstantChunk) || k->ninputs != 1 || !ts_fu_attr_int(k, "chunks", &chunks) ||
-      !ts_fu_attr_int(k, "dim", &dim) || chunks == 1 || !ts_fu_only_used_by(k, grp) || !ts_fu_can_move(f, k, grp))
+/* An op worth a group of its own: a transcendental or an activation, whose
+ * native kernel (codegen/fusion.c, vectorised, split over threads) beats
+ * the runtime's kernel several times over, on floating tensors whose dtype
+ * and sizes the types tell (else the code generator leaves the group to
+ * the interpreter, where a group of one op costs more than the op). relu
+ * and its kin after a convolution are gone into the convolution by now. */
+static bool ts_fu_worth_alone(const ts_node *n) {
+  switch (n->kind) {
+  case TS_K_aten_sigmoid:
+  case TS_K_aten_tanh:
+  case TS_K_aten_exp:
+  case TS_K_aten_expm1:
+  case TS_K_aten_log:
+  case TS_K_aten_log1p:
+  case TS_K_aten_log2:
+  case TS_K_aten_log10:
+  case TS_K_aten_erf:
+  case TS_K_aten_gelu:
+  case TS_K_aten_silu:
+  case TS_K_aten_mish:
+  case TS_K_aten_softplus:
+  case TS_K_aten_elu:
+  case TS_K_aten_selu:
+  case TS_K_aten_sin:
+  case TS_K_aten_cos:
+  case TS_K_aten_pow:
+  case TS_K_aten_relu:
+  case TS_K_aten_relu6:
+  case TS_K_aten_hardtanh:
+  case TS_K_aten_leaky_relu:
+  case TS_K_aten_hardswish:
+  case TS_K_aten_hardsigmoid:
+    break;
+  default:
     return false;
-  ts_graph *sub = ts_fu_subgraph(grp);
-  int64_t xi = ts_fu_input_index(grp, k->inputs[0]);
-  if (xi >= 0) {
-    ts_value *p = ts_block_input(sub->block, (uint32_t)xi);
-    for (uint32_t u = 0; u < p->nuses; u++) {
-      ts_node *ek = p->uses[u].user;
-      int64_t ec, ed;
-      if (!ts_node_is(ek, TS_K_prim_ConstantChunk) || !ts_fu_attr_int(ek, "chunks", &ec) ||
-          !ts_fu_attr_int(ek, "dim", &ed) || ec != chunks || ed != dim || ek->noutputs != k->noutputs)
-        continue;
-      ts_fu_changed(f);
-      for (uint32_t i = 0; i < k->noutputs; i++) {
-        int64_t j = ts_fu_input_index(grp, k->outputs[i]);
-        if (j < 0)
-          continue;
-        ts_value_replace_all_uses(ts_block_input(sub->block, (uint32_t)j), ek->outputs[i]);
-        ts_node_remove_input(grp, (uint32_t)j);
-        ts_node_remove_output(sub->block->param, (uint32_t)j);
-      }
-      ts_node_destroy(k);
-      return true;
-    }
   }
-  ts_fu_changed(f);
-  if (!ts_fu_merge_node(f, grp, k))
+  if (!ts_fu_pointwise(n))
     return false;
-  ts_node_destroy(k);
+  const ts_tensor_info *o = ts_fu_info(n->outputs[0]);
+  if (!o || (o->dtype != TS_DT_FLOAT32 && o->dtype != TS_DT_FLOAT64))
+    return false;
+  for (int32_t d = 0; d < o->rank; d++)
+    if (o->sizes[d] < 0)
+      return false;
+  for (uint32_t i = 0; i < n->ninputs; i++) {
+    const ts_value *v = n->inputs[i];
+    if (!ts_fu_is_tensor(v)) {
+      if (!ts_fu_scalar_const(v)) /* a parameter the kernel would need at run time */
+        return false;
+      continue;
+    }
+    const ts_tensor_info *t = ts_fu_info(v);
+    if (!t || t->dtype != o->dtype)
+      return false;
+  }
   return true;
+}
+
+/* A group of one op worth a group of its own: kept as it is (undoing and
+ * remaking it would rename its constants on every run of the pass). */
+static bool ts_fu_group_alone(const ts_node *grp) {
+  const ts_block *b = ts_fu_subgraph(grp)->block;
+  for (const ts_node *x = ts_block_first(b); x != b->ret; x = x->next)
+    if (!ts_node_is(x, TS_K_prim_Constant))
+      return ts_fu_worth_alone(x);
+  return false;
 }
 
 static bool ts_fu_block(ts_fu *f, ts_block *b);
@@ -871,24 +906,15 @@ static bool ts_fu_block(ts_fu *f, ts_block *b) {
   for (ts_node *n = ts_block_first(b); n != b->ret && !f->failed;) {
     ts_node *next = n->next;
     ts_node *first, *last;
-    if (ts_fu_group_ok(n, true) && ts_fu_group_ops(ts_fu_subgraph(n)) < 2)
+    if (ts_fu_group_ok(n, true) && ts_fu_group_ops(ts_fu_subgraph(n)) < 2 && !ts_fu_group_alone(n))
       ts_fu_unmerge(f, n, &first, &last);
     n = next;
   }
-  for (ts_node *n = b->ret->prev; n != b->ret && !f->failed;) {
-    bool pulled = false;
-    uint32_t cap = n->ninputs ? n->ninputs : 1, np;
-    ts_node **prods = ts_fu_group_ok(n, true) ? malloc(cap * sizeof *prods) : NULL;
-    if (prods) {
-      np = ts_fu_producers(n, b, prods, cap);
-      for (uint32_t i = 0; i < np && !pulled && !f->failed; i++)
-        pulled = ts_fu_pull_chunk(f, n, prods[i]);
-      free(prods);
-    } else if (ts_fu_group_ok(n, true)) {
-      ts_fu_oom(f);
-    }
-    if (!pulled)
-      n = n->prev; /* else look at the same group again */
+  for (ts_node *n = ts_block_first(b); n != b->ret && !f->failed;) {
+    ts_node *next = n->next;
+    if (ts_fu_worth_alone(n))
+      ts_fu_singleton(f, n);
+    n = next;
   }
   for (ts_node *n = ts_block_first(b); n != b->ret && !f->failed; n = n->next)
     for (uint32_t i = 0; i < n->nblocks && !f->failed; i++)

@@ -3,8 +3,9 @@
  * its kernel is compiled into one module, optimised and run through the JIT
  * on inputs laid out contiguously (the element loop, in one call and split
  * in two), as given with broadcast operands (the row loop, split), as
- * transposed views (the row loop with strides) and in place (output 0 in
- * input 0's buffer); every element must match what the interpreter computes
+ * transposed views (the row loop with strides), as parts of a wider tensor
+ * (rows further apart than they are long: ConstantChunk's views) and in
+ * place (output 0 in input 0's buffer); every element must match what the interpreter computes
  * running the group's Subgraph on the same values: bit for bit (NaN equal to
  * NaN) for exact rows, within a few ulp for transcendentals. Inputs mix
  * random values with zeros of both signs, infinities, NaN, huge, tiny and
@@ -461,10 +462,23 @@ static void gen_value(ts_dtype dt, int vals, int64_t sp, double *f, int64_t *i) 
 
 /* A tensor holding logical values vals (row-major), laid out contiguously
  * or (transpose) with its last two dimensions' strides swapped. */
-static ts_rt_tensor *make_tensor(ts_rt_ctx *c, const io *x, const double *fv, const int64_t *iv, bool transpose) {
+/* A tensor of x's type holding fv/iv: fresh, a transposed view (how 1), or
+ * part 1 of 3 along the last dimension of a wider tensor (how 2: what
+ * prim::ConstantChunk, kept outside a group by passes/fuse.c, hands the
+ * group's kernel; rows are 3x as far apart as they are long). */
+static ts_rt_tensor *make_tensor(ts_rt_ctx *c, const io *x, const double *fv, const int64_t *iv, int how) {
   ts_rt_tensor *t;
   int32_t nd = x->nd;
-  if (transpose && nd >= 2) {
+  if (how == 2 && nd >= 1) {
+    int64_t sz[8];
+    memcpy(sz, x->sizes, sizeof sz);
+    sz[nd - 1] = 3 * x->sizes[nd - 1];
+    ts_rt_tensor *base = ts_rt_tensor_new(c, x->dt, nd, sz, true);
+    if (!base)
+      return NULL;
+    t = ts_rt_tensor_view(c, base, x->sizes[nd - 1], nd, x->sizes, base->strides);
+    ts_rt_tensor_release(base);
+  } else if (how == 1 && nd >= 2) {
     int64_t sz[8];
     memcpy(sz, x->sizes, sizeof sz);
     sz[nd - 1] = x->sizes[nd - 2], sz[nd - 2] = x->sizes[nd - 1];
@@ -562,7 +576,7 @@ static bool reference(ts_rt_interp *ip, ts_rt_ctx *c, built *b, inputs *in, ts_i
   for (int k = 0; k < b->nin; k++) {
     io *x = &b->in[k];
     if (x->tensor) {
-      ts_rt_tensor *t = make_tensor(c, x, in->fv[k], in->iv[k], false);
+      ts_rt_tensor *t = make_tensor(c, x, in->fv[k], in->iv[k], 0);
       ok = ok && t;
       args[k] = t ? ts_iv_tensor(t) : ts_iv_none();
     } else if (x->dt == TS_DT_FLOAT64) {
@@ -584,8 +598,9 @@ static bool reference(ts_rt_interp *ip, ts_rt_ctx *c, built *b, inputs *in, ts_i
   return ok;
 }
 
-enum { L_CONTIG, L_CONTIG_SPLIT, L_ROWS, L_TRANSPOSED, L_INPLACE, L_COUNT };
-static const char *const layout_names[] = {"contiguous", "contiguous, split", "rows", "transposed", "in place"};
+enum { L_CONTIG, L_CONTIG_SPLIT, L_ROWS, L_TRANSPOSED, L_INPLACE, L_CHUNK, L_COUNT };
+static const char *const layout_names[] = {"contiguous", "contiguous, split", "rows", "transposed", "in place",
+                                           "chunk parts"};
 
 /* Runs the kernel on one layout and compares every output element. */
 static void run_layout(kernel_fn k, const row *r, built *b, inputs *in, const ts_iv *ref, int layout, ts_rt_ctx *c) {
@@ -601,10 +616,10 @@ static void run_layout(kernel_fn k, const row *r, built *b, inputs *in, const ts
     return;
   if (layout == L_INPLACE && !(b->in[0].tensor && b->in[0].dt == o->dt))
     return;
-  if (layout == L_TRANSPOSED) {
+  if (layout == L_TRANSPOSED || layout == L_CHUNK) {
     bool any = false;
     for (int i = 0; i < b->nin; i++)
-      any = any || (b->in[i].tensor && b->in[i].nd >= 2);
+      any = any || (b->in[i].tensor && b->in[i].nd >= (layout == L_CHUNK ? 1 : 2));
     if (!any)
       return;
   }
@@ -615,7 +630,7 @@ static void run_layout(kernel_fn k, const row *r, built *b, inputs *in, const ts
   for (int i = 0; i < b->nin; i++) {
     io *x = &b->in[i];
     if (x->tensor) {
-      ts[i] = make_tensor(c, x, in->fv[i], in->iv[i], layout == L_TRANSPOSED);
+      ts[i] = make_tensor(c, x, in->fv[i], in->iv[i], layout == L_TRANSPOSED ? 1 : layout == L_CHUNK ? 2 : 0);
       if (!TS_CHECK(ts[i] != NULL))
         goto out;
       ptrs[i] = ts_rt_tensor_data(ts[i]);

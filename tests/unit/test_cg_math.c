@@ -8,7 +8,11 @@
  * sweep of bit patterns (every STRIDE-th, both signs; TSAOT_MATH_STRIDE in
  * the environment overrides it, 1 is exhaustive) and special values. The
  * maximum error in ulp is printed per function and must stay within the
- * bound measured for it. */
+ * bound measured for it. sigmoid and tanh divide by a reciprocal estimate
+ * with one Newton step (math.c's ts_mh_fdiv_fast) where the target has one
+ * (x86 vectors): measured 2 and 1 ulp at every 61st bit pattern, the same
+ * bounds as with a true division (sigmoid 2, tanh 2); PyTorch's Sleef
+ * kernels are 1-ulp variants, the zoo's tolerances 1e-5 + 1e-4 |x|. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
