@@ -7,7 +7,8 @@
  *
  * The math runs on contiguous float32/float64 buffers (bfloat16 through
  * float32) with OpenBLAS GEMMs, in PyTorch's order: qkv = x @ W^T, then bias
- * and the 1/sqrt(head_dim) scale on q, scores = q @ k^T per head, masked
+ * and the 1/sqrt(head_dim) scale on q (in place: the per-head GEMMs read
+ * q, k and v from the qkv buffer), scores = q @ k^T per head, masked
  * softmax (a fully masked row gives NaN, as PyTorch), ctx = P @ v written
  * straight into [B, L, E], out = ctx @ Wo^T + bo.
  *
@@ -116,19 +117,21 @@ static void tf_gemm(bool f64, bool trans_w, int64_t m, int64_t n, int64_t k, con
                     int64_t ldw, const void *bias, void *out, int64_t ldo) {
   if (m == 0 || n == 0) return;
   size_t es = f64 ? 8 : 4;
-  for (int64_t i = 0; i < m; i++) {
+  /* Without a bias BLAS overwrites C (beta 0), so it is not cleared first. */
+  for (int64_t i = 0; i < m && (bias || k == 0); i++) {
     char *row = (char *)out + (size_t)(i * ldo) * es;
     if (bias) memcpy(row, bias, (size_t)n * es);
     else memset(row, 0, (size_t)n * es);
   }
   if (k == 0) return;
   CBLAS_TRANSPOSE tw = trans_w ? CblasTrans : CblasNoTrans;
+  double beta = bias ? 1.0 : 0.0;
   if (f64)
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, tw, (int)m, (int)n, (int)k, 1.0, a, (int)lda, w, (int)ldw, 1.0, out,
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, tw, (int)m, (int)n, (int)k, 1.0, a, (int)lda, w, (int)ldw, beta, out,
                 (int)ldo);
   else
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, tw, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, w, (int)ldw, 1.0f, out,
-                (int)ldo);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, tw, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, w, (int)ldw, (float)beta,
+                out, (int)ldo);
 }
 
 /* A key-side mask for the softmax: bool bytes (nonzero: masked out), either
@@ -144,18 +147,6 @@ typedef struct tf_mask {
 
 /* The typed loops, for float and double. */
 #define TF_DEFINE(T, SUF, EXPF, ERFF, SQRTF)                                                                        \
-  /* dst[b, h, t, :] = (src[b*L + t, h*dh : (h+1)*dh] + bias) * scale */                                            \
-  static void tf_split_heads_##SUF(T *dst, const T *src, int64_t lds, const T *bias, T scale, int64_t B, int64_t L, \
-                                   int64_t H, int64_t dh) {                                                         \
-    for (int64_t b = 0; b < B; b++)                                                                                 \
-      for (int64_t h = 0; h < H; h++)                                                                               \
-        for (int64_t t = 0; t < L; t++) {                                                                           \
-          const T *s = src + (b * L + t) * lds + h * dh;                                                            \
-          const T *bb = bias + h * dh;                                                                              \
-          T *d = dst + ((b * H + h) * L + t) * dh;                                                                  \
-          for (int64_t j = 0; j < dh; j++) d[j] = (s[j] + bb[j]) * scale;                                           \
-        }                                                                                                           \
-  }                                                                                                                 \
   /* Softmax over the last dim of scores [B, H, L, L] with the mask. */                                             \
   static void tf_softmax_##SUF(T *sc, int64_t B, int64_t H, int64_t L, const tf_mask *mk) {                         \
     for (int64_t b = 0; b < B; b++)                                                                                 \
@@ -188,33 +179,12 @@ typedef struct tf_mask {
           for (int64_t j = 0; j < L; j++) row[j] = row[j] / sum;                                                    \
         }                                                                                                           \
   }                                                                                                                 \
-  /* Layer norm over rows of E (out may be x). */                                                                   \
-  static void tf_layer_norm_##SUF(T *out, const T *x, int64_t rows, int64_t E, const T *w, const T *bias,           \
-                                  double eps) {                                                                     \
-    for (int64_t r = 0; r < rows; r++) {                                                                            \
-      const T *xr = x + r * E;                                                                                      \
-      T *o = out + r * E;                                                                                           \
-      double mean = 0, m2 = 0;                                                                                      \
-      for (int64_t j = 0; j < E; j++) {                                                                             \
-        double d = (double)xr[j] - mean;                                                                            \
-        mean += d / (double)(j + 1);                                                                                \
-        m2 += d * ((double)xr[j] - mean);                                                                           \
-      }                                                                                                             \
-      double var = E > 0 ? m2 / (double)E : 0;                                                                      \
-      T rstd = (T)(1.0 / sqrt((var > 0 ? var : 0) + eps));                                                          \
-      T tm = (T)mean;                                                                                               \
-      for (int64_t j = 0; j < E; j++) o[j] = (xr[j] - tm) * rstd * w[j] + bias[j];                                  \
-    }                                                                                                               \
-  }                                                                                                                 \
   static void tf_act_##SUF(T *x, int64_t n, bool gelu) {                                                            \
     for (int64_t i = 0; i < n; i++) {                                                                               \
       T v = x[i];                                                                                                   \
       if (gelu) x[i] = v * (T)0.5 * ((T)1 + ERFF(v * (T)TF_SQRT1_2));                                                \
       else x[i] = v > 0 ? v : (v != v ? v : (T)0);                                                                  \
     }                                                                                                               \
-  }                                                                                                                 \
-  static void tf_add_##SUF(T *x, const T *y, int64_t n) {                                                           \
-    for (int64_t i = 0; i < n; i++) x[i] = x[i] + y[i];                                                             \
   }                                                                                                                 \
   /* dst[b, i, :] = sum_h P[b, h, i, :] / H */                                                                      \
   static void tf_avg_heads_##SUF(T *dst, const T *p, int64_t B, int64_t H, int64_t L) {                             \
@@ -229,11 +199,139 @@ typedef struct tf_mask {
 TF_DEFINE(float, f32, expf, erff, sqrtf)
 TF_DEFINE(double, f64, exp, erf, sqrt)
 
+/* Layer norm over rows of E (out may be x), float64: Welford in double. */
+static void tf_layer_norm_f64(double *out, const double *x, int64_t rows, int64_t E, const double *w,
+                              const double *bias, double eps) {
+  for (int64_t r = 0; r < rows; r++) {
+    const double *xr = x + r * E;
+    double *o = out + r * E;
+    double mean = 0, m2 = 0;
+    for (int64_t j = 0; j < E; j++) {
+      double d = xr[j] - mean;
+      mean += d / (double)(j + 1);
+      m2 += d * (xr[j] - mean);
+    }
+    double var = E > 0 ? m2 / (double)E : 0;
+    double rstd = 1.0 / sqrt((var > 0 ? var : 0) + eps);
+    for (int64_t j = 0; j < E; j++) o[j] = (xr[j] - mean) * rstd * w[j] + bias[j];
+  }
+}
+
+/* qkv[r, :E] = (qkv[r, :E] + bias[:E]) * scale; the k and v thirds get
+ * their bias only (PyTorch's scale of k and v is 1). */
+static void tf_bias_scale_f64(double *qkv, int64_t BL, int64_t E, const double *bias, double scale) {
+  for (int64_t r = 0; r < BL; r++) {
+    double *row = qkv + r * 3 * E;
+    for (int64_t j = 0; j < E; j++) row[j] = (row[j] + bias[j]) * scale;
+    for (int64_t j = E; j < 3 * E; j++) row[j] = row[j] + bias[j];
+  }
+}
+
+static void tf_add_f64(double *x, const double *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) x[i] = x[i] + y[i];
+}
+
 /* Zeroes rows t >= len[b] of x [B, L, E] (compute dtype). */
 static void tf_zero_padding(bool f64, void *x, int64_t B, int64_t L, int64_t E, const int64_t *lens) {
   size_t es = f64 ? 8 : 4;
   for (int64_t b = 0; b < B; b++)
     if (lens[b] < L) memset((char *)x + (size_t)((b * L + lens[b]) * E) * es, 0, (size_t)((L - lens[b]) * E) * es);
+}
+
+/* Float32 versions of the hot loops on 4-lane vectors (SSE2 in the
+ * generic x86-64 build; GCC does not vectorize float reductions or
+ * unknown-count loops at -O2 by itself). */
+typedef float tf_v4 __attribute__((vector_size(16)));
+typedef int32_t tf_i4 __attribute__((vector_size(16)));
+
+static inline tf_v4 tf_ld4(const float *p) {
+  tf_v4 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static inline void tf_st4(float *p, tf_v4 v) { memcpy(p, &v, sizeof v); }
+
+/* Layer norm over rows of E (out may be x): mean, then the variance of the
+ * centred values, summed in 4 float lanes per row as PyTorch's float
+ * kernel does (its lanes are wider; the difference is rounding). */
+static void tf_layer_norm_f32v(float *out, const float *x, int64_t rows, int64_t E, const float *w, const float *b,
+                               double eps) {
+  int64_t E4 = E & ~(int64_t)3;
+  for (int64_t r = 0; r < rows; r++) {
+    const float *xr = x + r * E;
+    float *o = out + r * E;
+    tf_v4 s = {0};
+    for (int64_t j = 0; j < E4; j += 4) s += tf_ld4(xr + j);
+    float sum = (s[0] + s[1]) + (s[2] + s[3]);
+    for (int64_t j = E4; j < E; j++) sum += xr[j];
+    float m = E > 0 ? sum / (float)E : 0;
+    tf_v4 mv = {m, m, m, m}, q = {0};
+    for (int64_t j = 0; j < E4; j += 4) {
+      tf_v4 d = tf_ld4(xr + j) - mv;
+      q += d * d;
+    }
+    float sq = (q[0] + q[1]) + (q[2] + q[3]);
+    for (int64_t j = E4; j < E; j++) sq += (xr[j] - m) * (xr[j] - m);
+    float var = E > 0 ? sq / (float)E : 0;
+    float rstd = (float)(1.0 / sqrt((double)var + eps));
+    tf_v4 rv = {rstd, rstd, rstd, rstd};
+    for (int64_t j = 0; j < E4; j += 4) tf_st4(o + j, (tf_ld4(xr + j) - mv) * rv * tf_ld4(w + j) + tf_ld4(b + j));
+    for (int64_t j = E4; j < E; j++) o[j] = (xr[j] - m) * rstd * w[j] + b[j];
+  }
+}
+
+/* qkv[r, :E] = (qkv[r, :E] + bias[:E]) * scale, qkv[r, E:] += bias[E:]:
+ * tf_bias_scale_f64's float32 version, on 4-lane vectors. */
+static void tf_bias_scale_f32v(float *qkv, int64_t BL, int64_t E, const float *bias, float scale) {
+  int64_t E4 = E & ~(int64_t)3, F4 = (3 * E) & ~(int64_t)3;
+  tf_v4 sv = {scale, scale, scale, scale};
+  for (int64_t r = 0; r < BL; r++) {
+    float *row = qkv + r * 3 * E;
+    for (int64_t j = 0; j < E4; j += 4) tf_st4(row + j, (tf_ld4(row + j) + tf_ld4(bias + j)) * sv);
+    for (int64_t j = E4; j < E; j++) row[j] = (row[j] + bias[j]) * scale;
+    int64_t j = E;
+    for (; j < 3 * E && (j & 3); j++) row[j] = row[j] + bias[j];
+    for (; j < F4; j += 4) tf_st4(row + j, tf_ld4(row + j) + tf_ld4(bias + j));
+    for (; j < 3 * E; j++) row[j] = row[j] + bias[j];
+  }
+}
+
+/* Softmax of rows of n floats with no mask (tf_softmax_f32's common case):
+ * max, exp(x - max) with its sum, then one multiply by the reciprocal. */
+static void tf_softmax_plain_f32(float *sc, int64_t rows, int64_t n) {
+  for (int64_t r = 0; r < rows; r++) {
+    float *row = sc + r * n, mx = -INFINITY, sum = 0;
+    bool nan = false;
+    for (int64_t j = 0; j < n; j++) {
+      mx = row[j] > mx ? row[j] : mx;
+      nan |= row[j] != row[j];
+    }
+    if (nan) mx = NAN;
+    for (int64_t j = 0; j < n; j++) {
+      row[j] = expf(row[j] - mx);
+      sum += row[j];
+    }
+    float inv = 1.0f / sum;
+    for (int64_t j = 0; j < n; j++) row[j] *= inv;
+  }
+}
+
+/* x += y over n floats. */
+static void tf_add_f32v(float *x, const float *y, int64_t n) {
+  int64_t n4 = n & ~(int64_t)3;
+  for (int64_t i = 0; i < n4; i += 4) tf_st4(x + i, tf_ld4(x + i) + tf_ld4(y + i));
+  for (int64_t i = n4; i < n; i++) x[i] = x[i] + y[i];
+}
+
+/* relu in place; NaN stays NaN (the comparison is false for it). */
+static void tf_relu_f32v(float *x, int64_t n) {
+  int64_t n4 = n & ~(int64_t)3;
+  for (int64_t i = 0; i < n4; i += 4) {
+    tf_v4 v = tf_ld4(x + i);
+    tf_st4(x + i, (tf_v4)((tf_i4)v & ~(v < (tf_v4){0})));
+  }
+  for (int64_t i = n4; i < n; i++) x[i] = x[i] < 0 ? 0 : x[i];
 }
 
 /* ------------------------------------------------------------ attention */
@@ -254,23 +352,20 @@ static bool tf_attention(ts_rt_ctx *c, const tf_attn *p, const void *xq, const v
   bool f64 = p->f64;
   ts_dtype cd = f64 ? TS_DT_FLOAT64 : TS_DT_FLOAT32;
   size_t es = f64 ? 8 : 4;
-  ts_rt_tensor *tmp[5] = {NULL};
-  int64_t qkvs[2] = {BL, 3 * E}, heads[4] = {B, H, L, dh}, scs[4] = {B, H, L, L}, ctxs[2] = {BL, E};
-  if (!(tmp[0] = ts_rt_tensor_new(c, cd, 2, qkvs, false)) || !(tmp[1] = ts_rt_tensor_new(c, cd, 4, heads, false)) ||
-      !(tmp[2] = ts_rt_tensor_new(c, cd, 4, heads, false)) || !(tmp[3] = ts_rt_tensor_new(c, cd, 4, heads, false)) ||
-      !(tmp[4] = ts_rt_tensor_new(c, cd, 2, ctxs, false))) {
-    tf_release_all(tmp, 5);
+  ts_rt_tensor *tmp[2] = {NULL};
+  int64_t qkvs[2] = {BL, 3 * E}, scs[4] = {B, H, L, L}, ctxs[2] = {BL, E};
+  if (!(tmp[0] = ts_rt_tensor_new(c, cd, 2, qkvs, false)) || !(tmp[1] = ts_rt_tensor_new(c, cd, 2, ctxs, false))) {
+    tf_release_all(tmp, 2);
     return false;
   }
   ts_rt_tensor *sc = ts_rt_tensor_new(c, cd, 4, scs, false);
   if (!sc) {
-    tf_release_all(tmp, 5);
+    tf_release_all(tmp, 2);
     return false;
   }
   char *qkv = ts_rt_tensor_data(tmp[0]);
-  void *q = ts_rt_tensor_data(tmp[1]), *k = ts_rt_tensor_data(tmp[2]), *v = ts_rt_tensor_data(tmp[3]);
-  char *ctx = ts_rt_tensor_data(tmp[4]), *scd = ts_rt_tensor_data(sc);
-  const char *w = p->wqkv, *bias = p->bqkv;
+  char *ctx = ts_rt_tensor_data(tmp[1]), *scd = ts_rt_tensor_data(sc);
+  const char *w = p->wqkv;
   /* The input projection without bias (PyTorch adds it with the scale). */
   if (xq == xk && xk == xv) {
     tf_gemm(f64, true, BL, 3 * E, E, xq, E, w, E, NULL, qkv, 3 * E);
@@ -279,31 +374,29 @@ static bool tf_attention(ts_rt_ctx *c, const tf_attn *p, const void *xq, const v
     for (int i = 0; i < 3; i++)
       tf_gemm(f64, true, BL, E, E, xs[i], E, w + (size_t)(i * E * E) * es, E, NULL, qkv + (size_t)(i * E) * es, 3 * E);
   }
-  void *dst[3] = {q, k, v};
-  for (int i = 0; i < 3; i++) {
-    const char *src = qkv + (size_t)(i * E) * es, *bb = bias + (size_t)(i * E) * es;
-    if (f64)
-      tf_split_heads_f64(dst[i], (const double *)(const void *)src, 3 * E, (const double *)(const void *)bb,
-                         i == 0 ? 1.0 / sqrt((double)dh) : 1.0, B, L, H, dh);
-    else
-      tf_split_heads_f32(dst[i], (const float *)(const void *)src, 3 * E, (const float *)(const void *)bb,
-                         i == 0 ? 1.0f / sqrtf((float)dh) : 1.0f, B, L, H, dh);
-  }
-  for (int64_t bh = 0; bh < B * H; bh++) {
-    size_t hoff = (size_t)(bh * L * dh) * es;
-    tf_gemm(f64, true, L, L, dh, (char *)q + hoff, dh, (char *)k + hoff, dh, NULL, scd + (size_t)(bh * L * L) * es, L);
-  }
+  /* q, k and v stay in qkv (row stride 3E): the per-head GEMMs read them
+   * in place, with no copy into [B, H, L, dh]. */
+  if (f64) tf_bias_scale_f64((double *)(void *)qkv, BL, E, p->bqkv, 1.0 / sqrt((double)dh));
+  else tf_bias_scale_f32v((float *)(void *)qkv, BL, E, p->bqkv, 1.0f / sqrtf((float)dh));
+  int64_t ld = 3 * E;
+  for (int64_t b = 0; b < B; b++)
+    for (int64_t h = 0; h < H; h++) {
+      size_t qoff = (size_t)(b * L * ld + h * dh) * es, koff = qoff + (size_t)E * es;
+      tf_gemm(f64, true, L, L, dh, qkv + qoff, ld, qkv + koff, ld, NULL, scd + (size_t)((b * H + h) * L * L) * es, L);
+    }
   if (f64) tf_softmax_f64((double *)(void *)scd, B, H, L, mk);
+  else if (!mk->m && !mk->lens) tf_softmax_plain_f32((float *)(void *)scd, B * H * L, L);
   else tf_softmax_f32((float *)(void *)scd, B, H, L, mk);
   /* ctx[b, t, h*dh + j] = (P @ v)[b, h, t, j]: the 0213 transform for free. */
   for (int64_t b = 0; b < B; b++)
     for (int64_t h = 0; h < H; h++) {
       int64_t bh = b * H + h;
-      tf_gemm(f64, false, L, dh, L, scd + (size_t)(bh * L * L) * es, L, (char *)v + (size_t)(bh * L * dh) * es, dh,
-              NULL, ctx + (size_t)(b * L * E + h * dh) * es, E);
+      size_t voff = (size_t)(b * L * ld + 2 * E + h * dh) * es;
+      tf_gemm(f64, false, L, dh, L, scd + (size_t)(bh * L * L) * es, L, qkv + voff, ld, NULL,
+              ctx + (size_t)(b * L * E + h * dh) * es, E);
     }
   tf_gemm(f64, true, BL, E, E, ctx, E, p->wo, E, p->bo, out, E);
-  tf_release_all(tmp, 5);
+  tf_release_all(tmp, 2);
   if (probs_out) *probs_out = sc;
   else ts_rt_tensor_release(sc);
   return true;
@@ -566,7 +659,7 @@ static bool tf_encoder(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor **result) {
 #define TF_D(i) ts_rt_tensor_data(p[i])
 #define TF_LN(o, in, wi, bi)                                                               \
   (f64 ? tf_layer_norm_f64((o), (in), BL, E, TF_D(wi), TF_D(bi), eps)                      \
-       : tf_layer_norm_f32((o), (in), BL, E, TF_D(wi), TF_D(bi), eps))
+       : tf_layer_norm_f32v((o), (in), BL, E, TF_D(wi), TF_D(bi), eps))
     const void *ain = x;
     if (norm_first) {
       TF_LN(xn, x, 10, 11);
@@ -575,20 +668,24 @@ static bool tf_encoder(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor **result) {
     tf_attn at = {f64, B, L, E, H, TF_D(3), TF_D(4), TF_D(5), TF_D(6)};
     if (!tf_attention(c, &at, ain, ain, ain, &mk, res, NULL)) goto done;
     if (f64) tf_add_f64(res, x, BL * E);
-    else tf_add_f32(res, x, BL * E);
-    if (!norm_first) TF_LN(res, res, 10, 11);
-    memcpy(pre, res, (size_t)(BL * E) * es);
-    const void *fin = res;
+    else tf_add_f32v(res, x, BL * E);
+    /* pre: the residual of the feed-forward block (the normed sum, or with
+     * norm_first the plain sum); fin: the block's input. */
+    const void *fin = pre;
     if (norm_first) {
+      memcpy(pre, res, (size_t)(BL * E) * es);
       TF_LN(xn, res, 12, 13);
       fin = xn;
+    } else {
+      TF_LN(pre, res, 10, 11);
     }
     tf_gemm(f64, true, BL, F, E, fin, E, TF_D(14), E, TF_D(15), hid, F);
     if (f64) tf_act_f64(hid, BLF, use_gelu);
-    else tf_act_f32(hid, BLF, use_gelu);
+    else if (use_gelu) tf_act_f32(hid, BLF, true);
+    else tf_relu_f32v(hid, BLF);
     tf_gemm(f64, true, BL, E, F, hid, F, TF_D(16), F, TF_D(17), res, E);
     if (f64) tf_add_f64(res, pre, BL * E);
-    else tf_add_f32(res, pre, BL * E);
+    else tf_add_f32v(res, pre, BL * E);
     if (!norm_first) TF_LN(res, res, 12, 13);
 #undef TF_LN
 #undef TF_D
