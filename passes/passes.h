@@ -279,4 +279,10 @@ const ts_type *ts_pass_spec_of_tensor(ts_arena *a, const ts_rt_tensor *t);
  * them; nodes move only where alias analysis allows. */
 bool ts_pass_fuse(ts_graph *g, ts_diag *d);
 
+/* fuse_conv_act.c: a 2-d convolution (frozen weight, float32/float64 output
+ * of known sizes) followed by add(residual) and/or relu / hardtanh / clamp,
+ * each intermediate used once, becomes one tsaot::conv2d_act that applies
+ * the residual and the clamp while each output plane is in cache. */
+bool ts_pass_fuse_conv_act(ts_graph *g, ts_diag *d);
+
 #endif

@@ -48,6 +48,7 @@ TS_PL_SIMPLE(unroll)
 TS_PL_SIMPLE(remove_mutation)
 TS_PL_SIMPLE(remove_dropout)
 TS_PL_SIMPLE(fold_conv_bn)
+TS_PL_SIMPLE(fuse_conv_act)
 TS_PL_SIMPLE(fuse)
 #undef TS_PL_SIMPLE
 
@@ -66,6 +67,7 @@ static const ts_pass_info ts_pl_passes[] = {
     {"remove-dropout", ts_pl_remove_dropout, "dropout in eval mode is its input"},
     {"fold-conv-bn", ts_pl_fold_conv_bn, "conv/linear + eval batch_norm into one conv/linear"},
     {"shape-prop", ts_pl_shape_prop, "specialize inputs, propagate dtypes and sizes"},
+    {"fuse-conv-act", ts_pl_fuse_conv_act, "conv2d + add(residual) + relu/hardtanh/clamp into tsaot::conv2d_act"},
     {"fuse", ts_pl_fuse, "group pointwise ops into prim::FusionGroup"},
 };
 enum { TS_PL_NPASSES = sizeof ts_pl_passes / sizeof *ts_pl_passes };
@@ -74,11 +76,13 @@ enum { TS_PL_NPASSES = sizeof ts_pl_passes / sizeof *ts_pl_passes };
  * batch_norm through an If on input.dim(), which only shapes decide.
  * remove-mutation runs before cse (which skips what is written in place)
  * and again after unroll, which brings list appends into the block of their
- * ListConstruct (PyTorch runs RemoveListMutation after UnrollLoops). */
+ * ListConstruct (PyTorch runs RemoveListMutation after UnrollLoops).
+ * fuse-conv-act needs shape-prop's dtypes and sizes, and runs before fuse,
+ * which would otherwise take the activations into fusion groups. */
 const char ts_pass_default_pipeline[] =
     "inline,freeze,lower-simple-tuples,constprop,remove-dropout,peephole,constprop,fold-conv-bn,"
     "constant-pooling,remove-mutation,dce,cse,unroll,remove-mutation,constprop,dce,shape-prop,peephole,"
-    "constprop,fold-conv-bn,constant-pooling,cse,dce,fuse,dce";
+    "constprop,fold-conv-bn,constant-pooling,cse,dce,fuse-conv-act,fuse,dce";
 
 const ts_pass_info *ts_pass_find(const char *name, size_t len) {
   for (size_t i = 0; i < TS_PL_NPASSES; i++)

@@ -861,6 +861,8 @@ const ts_sr_def ts_sr_rules_nn[] = {
     {"aten::conv2d", sr_conv_nd},
     {"aten::conv1d.padding", sr_conv_nd},
     {"aten::conv2d.padding", sr_conv_nd},
+    /* conv2d, + residual of the output's shape, clamp: the output is conv2d's */
+    {"tsaot::conv2d_act", sr_conv_nd},
     {"aten::convolution", sr_convolution},
     {"aten::_convolution", sr_convolution},
     {"aten::_convolution.deprecated", sr_convolution},

@@ -2,11 +2,24 @@
  * convolution, conv1d, conv2d and their padding='same'/'valid' forms):
  * im2col + GEMM per group, a direct loop for depthwise convolution, and a
  * plain GEMM for 1x1 convolutions; transposed convolution by GEMM +
- * col2im. 1-d runs as 2-d with height 1. */
+ * col2im. 1-d runs as 2-d with height 1. The bias, and for
+ * tsaot::conv2d_act a residual and a clamp, are applied to each output plane
+ * right after it is computed (an epilogue), while it is still in cache. */
 #include <cblas.h>
 #include <limits.h>
+#include <math.h>
+#include <stdatomic.h>
 
 #include "nn_util.h"
+
+/* The hot loops are built for AVX-512, AVX2 and plain x86-64, chosen when
+ * the library loads (the runtime is compiled for generic x86-64), and at O3
+ * so that GCC vectorizes loops of unknown trip count. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define CV_HOT __attribute__((target_clones("avx512f", "avx2", "default"), optimize("O3")))
+#else
+#define CV_HOT
+#endif
 
 /* The geometry of one 2-d convolution over contiguous NCHW data. */
 typedef struct cv_geom {
@@ -17,60 +30,220 @@ typedef struct cv_geom {
   int64_t groups;
 } cv_geom;
 
+/* What follows the convolution's sums: y = clamp(y + bias[o] + res, lo, hi),
+ * in that order (as conv, then add, then clamp round). bias: [O] and res:
+ * y's shape, contiguous in the work dtype, NULL for none; lo / hi are -inf /
+ * inf for an open side (NaN passes a clamp either way, as in ATen). */
+typedef struct cv_epi {
+  const void *bias;
+  const void *res;
+  double lo, hi;
+} cv_epi;
+
 /* Work shared with the parallel loops. */
 typedef struct cv_job {
   const cv_geom *g;
   const void *x;   /* input, one image for im2col, all for depthwise */
   const void *w;
   void *col;       /* im2col rows */
-  void *y;         /* output (bias already in) */
-  int64_t c0;      /* first input channel of the group (im2col) */
+  void *y;         /* output */
+  int64_t c0;      /* first input channel of the group (im2col); first plane (epilogue) */
+  const cv_epi *e;
 } cv_job;
 
-/* im2col and depthwise loops for float and double. */
+/* The epilogue on one output plane: y[0, n) of channel o, whose first
+ * element is element `at` of the output (and of the residual). Comparisons,
+ * not fmin/fmax, so that NaN passes as ATen's clamp lets it. */
+#define CV_EPI(T, S)                                                                                                  \
+  CV_HOT static void cv_epi_row_##S(T *restrict y, const T *restrict r, int64_t n, T b, T lo, T hi) {                 \
+    if (r)                                                                                                            \
+      for (int64_t i = 0; i < n; i++) {                                                                               \
+        T v = (y[i] + b) + r[i];                                                                                      \
+        v = v < lo ? lo : v;                                                                                          \
+        y[i] = v > hi ? hi : v;                                                                                       \
+      }                                                                                                               \
+    else                                                                                                              \
+      for (int64_t i = 0; i < n; i++) {                                                                               \
+        T v = y[i] + b;                                                                                               \
+        v = v < lo ? lo : v;                                                                                          \
+        y[i] = v > hi ? hi : v;                                                                                       \
+      }                                                                                                               \
+  }                                                                                                                   \
+  static void cv_epi_plane_##S(const cv_epi *e, T *y, int64_t at, int64_t o, int64_t n) {                             \
+    T b = e->bias ? ((const T *)e->bias)[o] : (T)0;                                                                   \
+    if (!e->bias && !e->res && e->lo == -INFINITY && e->hi == INFINITY) return;                                       \
+    cv_epi_row_##S(y, e->res ? (const T *)e->res + at : NULL, n, b, (T)e->lo, (T)e->hi);                              \
+  }
+CV_EPI(float, f32)
+CV_EPI(double, f64)
+
+/* im2col, depthwise and epilogue loops for float and double. */
 #define CV_DEFINE(T, S)                                                                                               \
-  static void cv_im2col_##S(void *arg, int64_t b, int64_t e) {                                                        \
-    const cv_job *j = arg;                                                                                            \
-    const cv_geom *g = j->g;                                                                                          \
-    const T *x = j->x;                                                                                                \
-    T *col = j->col;                                                                                                  \
-    int64_t ohw = g->OH * g->OW;                                                                                      \
-    for (int64_t r = b; r < e; r++) {                                                                                 \
-      int64_t kw = r % g->KW, kh = (r / g->KW) % g->KH, ci = j->c0 + r / (g->KW * g->KH);                             \
-      const T *xp = x + ci * g->H * g->W;                                                                             \
-      T *dst = col + r * ohw;                                                                                         \
-      for (int64_t oh = 0; oh < g->OH; oh++) {                                                                        \
+  /* im2col rows [r0, r1) (r = (ci - c0) * KH * KW + kh * KW + kw) for output columns [j0, j0 + jn)         \
+   * (j = oh * OW + ow) of one image's group starting at input channel c0, into col[r * jn + j - j0] */         \
+  CV_HOT static void cv_im2col_cols_##S(const cv_geom *g, const T *x, int64_t c0, int64_t r0, int64_t r1,             \
+                                        int64_t j0, int64_t jn, T *col) {                                             \
+    int64_t hw = g->H * g->W;                                                                                         \
+    /* stride 1 with OW == W: a row of col is the input plane shifted by one offset, with zeros where the window   \
+     * leaves the plane: one copy, then the columns that wrapped around a row edge zeroed */                       \
+    bool shift = g->sh == 1 && g->sw == 1 && g->OW == g->W;                                                           \
+    for (int64_t r = r0; r < r1; r++) {                                                                               \
+      int64_t kw = r % g->KW, kh = (r / g->KW) % g->KH, ci = c0 + r / (g->KW * g->KH);                                \
+      const T *xp = x + ci * hw;                                                                                      \
+      T *d = col + r * jn;                                                                                            \
+      int64_t off = kw * g->dw - g->pw; /* iw = ow * sw + off */                                                      \
+      if (shift) {                                                                                                    \
+        int64_t dv = (kh * g->dh - g->ph) * g->W, src = dv + off; /* input index of column j: j + src */             \
+        int64_t a = j0, e = j0 + jn;                                                                                  \
+        if (a < -dv) a = -dv;                                                                                         \
+        if (a < -src) a = -src;                                                                                       \
+        if (e > hw - dv) e = hw - dv;                                                                                 \
+        if (e > hw - src) e = hw - src;                                                                               \
+        if (a > e) a = e;                                                                                             \
+        if (a < j0) a = j0;                                                                                           \
+        if (e < a) e = a;                                                                                             \
+        for (int64_t j = j0; j < a; j++) d[j - j0] = 0;                                                               \
+        if (e > a) memcpy(d + (a - j0), xp + a + src, (size_t)(e - a) * sizeof(T));                                   \
+        for (int64_t j = e; j < j0 + jn; j++) d[j - j0] = 0;                                                          \
+        /* columns ow with ow + off outside [0, W) */                                                                 \
+        int64_t zlo = off < 0 ? 0 : g->W - off, zhi = off < 0 ? -off : g->W; /* [zlo, zhi) */                         \
+        if (zlo < 0) zlo = 0;                                                                                         \
+        if (zhi > g->W) zhi = g->W;                                                                                   \
+        if (off != 0 && zlo < zhi)                                                                                    \
+          for (int64_t rowj = j0 - j0 % g->W; rowj < j0 + jn; rowj += g->W)                                           \
+            for (int64_t ow = zlo; ow < zhi; ow++)                                                                    \
+              if (rowj + ow >= j0 && rowj + ow < j0 + jn) d[rowj + ow - j0] = 0;                                      \
+        continue;                                                                                                     \
+      }                                                                                                               \
+      int64_t lo = off >= 0 ? 0 : (-off + g->sw - 1) / g->sw;                                                         \
+      int64_t hi = g->W - 1 - off < 0 ? -1 : (g->W - 1 - off) / g->sw;                                                \
+      if (hi > g->OW - 1) hi = g->OW - 1;                                                                             \
+      for (int64_t j = j0; j < j0 + jn;) {                                                                            \
+        int64_t oh = j / g->OW, ow0 = j % g->OW, ow1 = g->OW;                                                         \
+        if (ow1 - ow0 > j0 + jn - j) ow1 = ow0 + (j0 + jn - j);                                                       \
+        T *dr = d + (j - j0) - ow0; /* dr[ow] is column (oh, ow) */                                                   \
         int64_t ih = oh * g->sh - g->ph + kh * g->dh;                                                                 \
-        T *d = dst + oh * g->OW;                                                                                      \
         if (ih < 0 || ih >= g->H) {                                                                                   \
-          for (int64_t ow = 0; ow < g->OW; ow++) d[ow] = 0;                                                           \
-          continue;                                                                                                   \
+          for (int64_t ow = ow0; ow < ow1; ow++) dr[ow] = 0;                                                          \
+        } else {                                                                                                      \
+          const T *row = xp + ih * g->W + off;                                                                        \
+          int64_t a = ow0 > lo ? ow0 : lo, b = ow1 - 1 < hi ? ow1 - 1 : hi;                                           \
+          for (int64_t ow = ow0; ow < ow1 && ow < a; ow++) dr[ow] = 0;                                                \
+          if (g->sw == 1)                                                                                             \
+            for (int64_t ow = a; ow <= b; ow++) dr[ow] = row[ow];                                                     \
+          else if (g->sw == 2)                                                                                        \
+            for (int64_t ow = a; ow <= b; ow++) dr[ow] = row[2 * ow];                                                 \
+          else                                                                                                        \
+            for (int64_t ow = a; ow <= b; ow++) dr[ow] = row[ow * g->sw];                                             \
+          for (int64_t ow = (b + 1 > ow0 ? b + 1 : ow0); ow < ow1; ow++) dr[ow] = 0;                                  \
         }                                                                                                             \
-        const T *row = xp + ih * g->W;                                                                                \
-        int64_t iw0 = -g->pw + kw * g->dw;                                                                            \
-        if (g->sw == 1 && iw0 >= 0 && iw0 + g->OW <= g->W) {                                                          \
-          memcpy(d, row + iw0, (size_t)g->OW * sizeof(T));                                                            \
-          continue;                                                                                                   \
-        }                                                                                                             \
-        for (int64_t ow = 0; ow < g->OW; ow++) {                                                                      \
-          int64_t iw = iw0 + ow * g->sw;                                                                              \
-          d[ow] = iw >= 0 && iw < g->W ? row[iw] : (T)0;                                                              \
-        }                                                                                                             \
+        j += ow1 - ow0;                                                                                               \
       }                                                                                                               \
     }                                                                                                                 \
   }                                                                                                                   \
                                                                                                                       \
-  /* planes [b, e) of N * O: output channel o reads input channel o / (O / C); \
-   * row-wise accumulation so the stride-1 case vectorises */                                                       \
-  static void cv_depthwise_##S(void *arg, int64_t b, int64_t e) {                                                     \
+  /* im2col rows [b, e) of the whole image (j->c0: the group's first input channel) */                              \
+  static void cv_im2col_##S(void *arg, int64_t b, int64_t e) {                                                        \
+    const cv_job *j = arg;                                                                                            \
+    cv_im2col_cols_##S(j->g, j->x, j->c0, b, e, 0, j->g->OH * j->g->OW, j->col);                                      \
+  }                                                                                                                   \
+                                                                                                                      \
+  /* one output row of a 3x3 depthwise convolution with dilation 1: rows r[0..2] of the input (a row of zeros    \
+   * where the window leaves the input), all nine taps summed per output in one pass; the stride is a constant    \
+   * in the vectorized middle (the outputs whose window stays inside the row) */                                 \
+  CV_HOT static void cv_dw3_row_##S(const T *const *r, const T *wk, T *yr, int64_t OW, int64_t W, int64_t sw,          \
+                                    int64_t pw) {                                                                     \
+    int64_t lo = pw <= 0 ? 0 : (pw + sw - 1) / sw; /* ow * sw - pw >= 0 */                                            \
+    int64_t hi = W - 3 + pw < 0 ? -1 : (W - 3 + pw) / sw; /* ow * sw - pw + 2 <= W - 1 */                             \
+    if (hi > OW - 1) hi = OW - 1;                                                                                     \
+    if (lo > hi) lo = OW, hi = OW - 1;                                                                                \
+    const T *a = r[0] - pw, *bb = r[1] - pw, *c = r[2] - pw;                                                          \
+    if (sw == 1)                                                                                                      \
+      for (int64_t ow = lo; ow <= hi; ow++)                                                                           \
+        yr[ow] = wk[0] * a[ow] + wk[1] * a[ow + 1] + wk[2] * a[ow + 2] + wk[3] * bb[ow] + wk[4] * bb[ow + 1] +          \
+                 wk[5] * bb[ow + 2] + wk[6] * c[ow] + wk[7] * c[ow + 1] + wk[8] * c[ow + 2];                          \
+    else if (sw == 2)                                                                                                 \
+      for (int64_t ow = lo; ow <= hi; ow++)                                                                           \
+        yr[ow] = wk[0] * a[2 * ow] + wk[1] * a[2 * ow + 1] + wk[2] * a[2 * ow + 2] + wk[3] * bb[2 * ow] +               \
+                 wk[4] * bb[2 * ow + 1] + wk[5] * bb[2 * ow + 2] + wk[6] * c[2 * ow] + wk[7] * c[2 * ow + 1] +          \
+                 wk[8] * c[2 * ow + 2];                                                                               \
+    else                                                                                                              \
+      for (int64_t ow = lo; ow <= hi; ow++) {                                                                         \
+        int64_t i = ow * sw;                                                                                          \
+        yr[ow] = wk[0] * a[i] + wk[1] * a[i + 1] + wk[2] * a[i + 2] + wk[3] * bb[i] + wk[4] * bb[i + 1] +               \
+                 wk[5] * bb[i + 2] + wk[6] * c[i] + wk[7] * c[i + 1] + wk[8] * c[i + 2];                              \
+      }                                                                                                               \
+    /* the edges, tap by tap */                                                                                       \
+    for (int64_t ow = 0; ow < OW; ow++) {                                                                             \
+      if (ow == lo) ow = hi + 1;                                                                                      \
+      if (ow >= OW) break;                                                                                            \
+      T acc = 0;                                                                                                      \
+      for (int64_t kh = 0; kh < 3; kh++)                                                                              \
+        for (int64_t kw = 0; kw < 3; kw++) {                                                                          \
+          int64_t iw = ow * sw - pw + kw;                                                                             \
+          if (iw >= 0 && iw < W) acc += wk[kh * 3 + kw] * r[kh][iw];                                                  \
+        }                                                                                                             \
+      yr[ow] = acc;                                                                                                   \
+    }                                                                                                                 \
+  }                                                                                                                   \
+                                                                                                                      \
+  /* a whole plane of a 3x3 stride-1 depthwise convolution with padding 1 (OH == H, OW == W), as one stream:      \
+   * pad holds the plane with a zero row (and one more zero) before and after it, so that output j reads          \
+   * pad[W + 1 + j + (kh - 1) * W + kw - 1] for every j; the first and last column, where that wraps around a     \
+   * row, are then redone tap by tap */                                                                           \
+  CV_HOT static void cv_dw3s1_plane_##S(const T *x, T *pad, const T *wk, T *y, int64_t H, int64_t W) {               \
+    int64_t hw = H * W;                                                                                               \
+    for (int64_t i = 0; i < W + 1; i++) pad[i] = 0, pad[W + 1 + hw + i] = 0;                                          \
+    memcpy(pad + W + 1, x, (size_t)hw * sizeof(T));                                                                   \
+    const T *a = pad, *bb = pad + W, *c = pad + 2 * W;                                                                \
+    for (int64_t i = 0; i < hw; i++)                                                                                  \
+      y[i] = wk[0] * a[i] + wk[1] * a[i + 1] + wk[2] * a[i + 2] + wk[3] * bb[i] + wk[4] * bb[i + 1] +                  \
+             wk[5] * bb[i + 2] + wk[6] * c[i] + wk[7] * c[i + 1] + wk[8] * c[i + 2];                                  \
+    for (int64_t oh = 0; oh < H; oh++)                                                                                \
+      for (int64_t ow = 0; ow < W; ow += (W > 1 ? W - 1 : 1)) {                                                       \
+        T acc = 0;                                                                                                    \
+        for (int64_t kh = 0; kh < 3; kh++)                                                                            \
+          for (int64_t kw = 0; kw < 3; kw++) {                                                                        \
+            int64_t ih = oh + kh - 1, iw = ow + kw - 1;                                                               \
+            if (ih >= 0 && ih < H && iw >= 0 && iw < W) acc += wk[kh * 3 + kw] * x[ih * W + iw];                      \
+          }                                                                                                           \
+        y[oh * W + ow] = acc;                                                                                         \
+      }                                                                                                               \
+  }                                                                                                                   \
+                                                                                                                      \
+  CV_HOT static void cv_depthwise_##S(void *arg, int64_t b, int64_t e) {                                              \
     const cv_job *j = arg;                                                                                            \
     const cv_geom *g = j->g;                                                                                          \
-    int64_t mult = g->O / g->C;                                                                                       \
+    int64_t mult = g->O / g->C, ohw = g->OH * g->OW;                                                                  \
+    bool k3 = g->KH == 3 && g->KW == 3 && g->dh == 1 && g->dw == 1 && j->col;                                         \
+    bool s1 = k3 && g->sh == 1 && g->sw == 1 && g->ph == 1 && g->pw == 1;                                             \
+    T *pad = s1 ? ts_rt_malloc((size_t)((g->H + 2) * g->W + 2) * sizeof(T)) : NULL;                                   \
     for (int64_t p = b; p < e; p++) {                                                                                 \
       int64_t n = p / g->O, o = p % g->O, ci = o / mult;                                                              \
       const T *xp = (const T *)j->x + (n * g->C + ci) * g->H * g->W;                                                  \
       const T *wp = (const T *)j->w + o * g->KH * g->KW;                                                              \
-      T *yp = (T *)j->y + p * g->OH * g->OW;                                                                          \
+      T *yp = (T *)j->y + p * ohw;                                                                                    \
+      if (pad) {                                                                                                      \
+        cv_dw3s1_plane_##S(xp, pad, wp, yp, g->H, g->W);                                                              \
+        cv_epi_plane_##S(j->e, yp, p * ohw, o, ohw);                                                                  \
+        continue;                                                                                                     \
+      }                                                                                                               \
+      if (k3) {                                                                                                       \
+        /* j->col: a zeroed row of W + 2 elements stands for rows outside the input */                                \
+        const T *zero = (const T *)j->col;                                                                            \
+        for (int64_t oh = 0; oh < g->OH; oh++) {                                                                      \
+          const T *r[3];                                                                                              \
+          for (int64_t kh = 0; kh < 3; kh++) {                                                                        \
+            int64_t ih = oh * g->sh - g->ph + kh;                                                                     \
+            r[kh] = ih >= 0 && ih < g->H ? xp + ih * g->W : zero;                                                     \
+          }                                                                                                           \
+          T *yr = yp + oh * g->OW;                                                                                    \
+          cv_dw3_row_##S(r, wp, yr, g->OW, g->W, g->sw, g->pw);                                                       \
+          cv_epi_plane_##S(j->e, yr, p * ohw + oh * g->OW, o, g->OW);                                                 \
+        }                                                                                                             \
+        continue;                                                                                                     \
+      }                                                                                                               \
+      for (int64_t i = 0; i < ohw; i++) yp[i] = 0;                                                                    \
       for (int64_t oh = 0; oh < g->OH; oh++) {                                                                        \
         T *yr = yp + oh * g->OW;                                                                                      \
         for (int64_t kh = 0; kh < g->KH; kh++) {                                                                      \
@@ -92,62 +265,186 @@ typedef struct cv_job {
           }                                                                                                           \
         }                                                                                                             \
       }                                                                                                               \
+      cv_epi_plane_##S(j->e, yp, p * ohw, o, ohw);                                                                    \
     }                                                                                                                 \
+    ts_rt_free(pad);                                                                                                  \
+  }                                                                                                                   \
+                                                                                                                      \
+  /* the epilogue over planes [b, e) of N * O, counted from plane j->c0 */                                           \
+  static void cv_epi_planes_##S(void *arg, int64_t b, int64_t e) {                                                    \
+    const cv_job *j = arg;                                                                                            \
+    int64_t ohw = j->g->OH * j->g->OW;                                                                                \
+    for (int64_t p = j->c0 + b; p < j->c0 + e; p++)                                                                   \
+      cv_epi_plane_##S(j->e, (T *)j->y + p * ohw, p * ohw, p % j->g->O, ohw);                                         \
   }
 
 CV_DEFINE(float, f32)
 CV_DEFINE(double, f64)
 
-/* y[M, N] += w[M, K] @ col[K, N], all contiguous, in the work dtype. */
-static void cv_gemm(bool dbl, int64_t M, int64_t N, int64_t K, const void *w, const void *col, void *y) {
+/* y[M, N] = w[M, K] @ B[K, N] (B's rows ldb apart, y's ldc), in the work dtype. */
+static void cv_gemm(bool dbl, int64_t M, int64_t N, int64_t K, const void *w, const void *col, int64_t ldb, void *y,
+                    int64_t ldc) {
   if (dbl)
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)M, (blasint)N, (blasint)K, 1.0, w, (blasint)K, col,
-                (blasint)N, 1.0, y, (blasint)N);
+                (blasint)ldb, 0.0, y, (blasint)ldc);
   else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)M, (blasint)N, (blasint)K, 1.0f, w, (blasint)K,
-                col, (blasint)N, 1.0f, y, (blasint)N);
+                col, (blasint)ldb, 0.0f, y, (blasint)ldc);
 }
 
-/* The convolution proper on contiguous work-dtype x and w; y holds the bias
- * (or zeros) on entry. */
-static bool cv_run(ts_rt_ctx *c, const cv_geom *g, bool dbl, const void *x, const void *w, void *y) {
+/* One image's group as tiles: columns in blocks of nb (each block's
+ * im2col, GEMM and epilogue in one task, so the block stays in cache), or
+ * output channels in chunks of mb over all columns (the im2col done
+ * before, in `col`). Tasks run on our threads, each GEMM on one thread. */
+typedef struct cv_tiles {
+  const cv_geom *g;
+  const cv_epi *e;
+  bool dbl, direct;
+  const char *x;   /* this image */
+  const char *w;   /* this group's weights [Og, K] */
+  const char *col; /* chunks: the whole im2col [K, ohw] (or the input when direct) */
+  char *y;         /* this image's group's first plane */
+  int64_t c0, p0;  /* the group's first input channel; first output plane */
+  int64_t Og, K, nb, mb;
+  int64_t ntasks;
+  atomic_llong next; /* the next task to take */
+  atomic_bool failed; /* a block found no memory for its im2col */
+} cv_tiles;
+
+/* One thread's share: tasks taken one at a time until none are left, so
+ * that a thread woken late or slowed by another process leaves the rest
+ * to the others (ts_rt_parallel_for splits its range in fixed halves). */
+static void cv_tiles_run(void *arg, int64_t b, int64_t e) {
+  (void)b, (void)e;
+  cv_tiles *t = arg;
+  const cv_geom *g = t->g;
+  size_t es = t->dbl ? sizeof(double) : sizeof(float);
+  int64_t ohw = g->OH * g->OW;
+  void *col = NULL;
+  if (t->nb && !t->direct && !(col = ts_rt_malloc((size_t)(t->K * t->nb) * es))) {
+    atomic_store(&t->failed, true);
+    return;
+  }
+  for (;;) {
+    int64_t i = (int64_t)atomic_fetch_add(&t->next, 1);
+    if (i >= t->ntasks) break;
+    int64_t m0 = 0, mn = t->Og, j0 = 0, jn = ohw;
+    const char *bm = t->col;
+    int64_t ldb = ohw;
+    if (t->nb) {
+      j0 = i * t->nb;
+      jn = ohw - j0 < t->nb ? ohw - j0 : t->nb;
+      if (t->direct) {
+        bm = t->x + (size_t)(t->c0 * g->H * g->W + j0) * es;
+      } else {
+        if (t->dbl)
+          cv_im2col_cols_f64(g, (const double *)t->x, t->c0, 0, t->K, j0, jn, col);
+        else
+          cv_im2col_cols_f32(g, (const float *)t->x, t->c0, 0, t->K, j0, jn, col);
+        bm = col;
+        ldb = jn;
+      }
+    } else {
+      m0 = i * t->mb;
+      mn = t->Og - m0 < t->mb ? t->Og - m0 : t->mb;
+      bm = t->col;
+    }
+    char *yt = t->y + (size_t)(m0 * ohw + j0) * es;
+    cv_gemm(t->dbl, mn, jn, t->K, t->w + (size_t)(m0 * t->K) * es, bm, ldb, yt, ohw);
+    for (int64_t m = m0; m < m0 + mn; m++) {
+      int64_t p = t->p0 + m;
+      if (t->dbl)
+        cv_epi_plane_f64(t->e, (double *)(t->y + (size_t)(m * ohw + j0) * es), p * ohw + j0, p % g->O, jn);
+      else
+        cv_epi_plane_f32(t->e, (float *)(t->y + (size_t)(m * ohw + j0) * es), p * ohw + j0, p % g->O, jn);
+    }
+  }
+  ts_rt_free(col);
+}
+
+/* Runs the epilogue over planes [p0, p0 + n) of the output. */
+static void cv_epi_run(ts_rt_ctx *c, const cv_geom *g, bool dbl, const cv_epi *e, void *y, int64_t p0, int64_t n) {
+  if (!e->bias && !e->res && e->lo == -INFINITY && e->hi == INFINITY) return;
+  cv_job j = {g, NULL, NULL, NULL, y, p0, e};
+  int64_t ohw = g->OH * g->OW;
+  ts_rt_parallel_for(c, n, 65536 / (ohw ? ohw : 1) + 1, dbl ? cv_epi_planes_f64 : cv_epi_planes_f32, &j);
+}
+
+/* The convolution proper on contiguous work-dtype x and w into y
+ * (uninitialised on entry), then the epilogue. */
+static bool cv_run(ts_rt_ctx *c, const cv_geom *g, bool dbl, const void *x, const void *w, void *y, const cv_epi *e) {
   size_t es = dbl ? sizeof(double) : sizeof(float);
   int64_t Cg = g->C / g->groups, Og = g->O / g->groups, ohw = g->OH * g->OW, kk = g->KH * g->KW;
   if (g->N == 0 || g->O == 0 || ohw == 0) return true;
   if (g->groups > 1 && g->groups == g->C && Cg == 1) {
-    cv_job j = {g, x, w, NULL, y, 0};
+    /* a zero row for the 3x3 path's rows outside the input (without it, the general loop runs) */
+    void *zero = g->KH == 3 && g->KW == 3 ? ts_rt_calloc((size_t)g->W + 2, es) : NULL;
+    cv_job j = {g, x, w, zero, y, 0, e};
     int64_t plane = ohw * kk;
     ts_rt_parallel_for(c, g->N * g->O, 32768 / (plane ? plane : 1) + 1, dbl ? cv_depthwise_f64 : cv_depthwise_f32,
                        &j);
+    ts_rt_free(zero);
     return true;
   }
   int64_t K = Cg * kk;
-  if (K == 0) return true;
+  if (K == 0) {
+    memset(y, 0, (size_t)(g->N * g->O * ohw) * es);
+    cv_epi_run(c, g, dbl, e, y, 0, g->N * g->O);
+    return true;
+  }
   if (Og > INT_MAX || ohw > INT_MAX || K > INT_MAX) return ts_rt_fail(c, "convolution too large for BLAS");
+  /* a 1x1 stride-1 unpadded convolution reads its input as the GEMM's B */
   bool direct = g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->OH == g->H &&
                 g->OW == g->W;
+  /* Column blocks of at most about 1 MiB of im2col, at least 8 per thread
+   * (of at least 128 columns) for the balance, when there are at least two
+   * and the weights are small enough that packing them again per block
+   * costs little; else channel chunks, one per thread. */
+  int64_t nthreads = c->nthreads > 1 ? c->nthreads : 1;
+  int64_t nbmax = 262144 / (int64_t)(es / sizeof(float)) / K;
+  if (nbmax < 128) nbmax = 128;
+  int64_t nblk = (ohw + nbmax - 1) / nbmax, want = nthreads > 1 ? 8 * nthreads : 1;
+  if (want > ohw / 128) want = ohw / 128;
+  if (nblk < want) nblk = want;
+  int64_t nb = nblk > 0 ? ((ohw + nblk - 1) / nblk + 15) / 16 * 16 : ohw;
+  nblk = (ohw + nb - 1) / nb;
+  bool blocks = nblk >= 2 && Og * K <= 262144;
+  int64_t mb = ((Og + nthreads - 1) / nthreads + 15) / 16 * 16;
   int64_t ncol = 0;
   void *col = NULL;
-  if (!direct) {
+  if (!blocks && !direct) {
     if (!nnu_mul(K, ohw, &ncol) || (uint64_t)ncol > SIZE_MAX / es) return ts_rt_fail(c, "convolution too large");
     if (!(col = ts_rt_malloc((size_t)ncol * es))) return ts_rt_oom(c);
   }
-  for (int64_t n = 0; n < g->N; n++) {
+  /* our threads run the tiles, so OpenBLAS runs each GEMM on the thread that calls it */
+  if (nthreads > 1) openblas_set_num_threads(1);
+  bool ok = true;
+  for (int64_t n = 0; n < g->N && ok; n++) {
     const char *xn = (const char *)x + (size_t)(n * g->C * g->H * g->W) * es;
-    for (int64_t gi = 0; gi < g->groups; gi++) {
-      const void *b = xn + (size_t)(gi * Cg * g->H * g->W) * es;
-      if (!direct) {
-        cv_job j = {g, xn, NULL, col, NULL, gi * Cg};
-        ts_rt_parallel_for(c, K, 32768 / ohw + 1, dbl ? cv_im2col_f64 : cv_im2col_f32, &j);
-        b = col;
+    for (int64_t gi = 0; gi < g->groups && ok; gi++) {
+      cv_tiles t = {g, e, dbl, direct, xn, (const char *)w + (size_t)(gi * Og * K) * es, NULL,
+                    (char *)y + (size_t)((n * g->O + gi * Og) * ohw) * es, gi * Cg, n * g->O + gi * Og, Og, K,
+                    blocks ? nb : 0, mb, blocks ? nblk : (Og + mb - 1) / mb, 0, false};
+      atomic_init(&t.next, 0);
+      atomic_init(&t.failed, false);
+      if (blocks) {
+        ts_rt_parallel_for(c, nthreads < t.ntasks ? nthreads : t.ntasks, 1, cv_tiles_run, &t);
+      } else {
+        if (direct) {
+          t.col = xn + (size_t)(gi * Cg * g->H * g->W) * es;
+        } else {
+          cv_job j = {g, xn, NULL, col, NULL, gi * Cg, e};
+          ts_rt_parallel_for(c, K, 32768 / ohw + 1, dbl ? cv_im2col_f64 : cv_im2col_f32, &j);
+          t.col = col;
+        }
+        ts_rt_parallel_for(c, nthreads < t.ntasks ? nthreads : t.ntasks, 1, cv_tiles_run, &t);
       }
-      const char *wg = (const char *)w + (size_t)(gi * Og * K) * es;
-      char *yg = (char *)y + (size_t)((n * g->O + gi * Og) * ohw) * es;
-      cv_gemm(dbl, Og, ohw, K, wg, b, yg);
+      ok = !atomic_load(&t.failed);
     }
   }
+  if (nthreads > 1) openblas_set_num_threads((int)nthreads);
   ts_rt_free(col);
-  return true;
+  return ok || ts_rt_oom(c);
 }
 
 /* A convolution's arguments after parsing: nsp spatial dims (1 or 2). */
@@ -178,10 +475,17 @@ static bool cv_fill_bias(ts_rt_ctx *c, ts_rt_tensor *y, const ts_rt_tensor *bias
   return true;
 }
 
+/* What tsaot::conv2d_act adds after the convolution: a residual (y's
+ * shape and dtype; NULL: none) and a clamp to [lo, hi] (-inf / inf: open). */
+typedef struct cv_post {
+  const ts_rt_tensor *res;
+  double lo, hi;
+} cv_post;
+
 /* Checks as ATen's check_shape_forward, then runs. x and w are batched
- * (x->ndim == w->ndim == nsp + 2). */
+ * (x->ndim == w->ndim == nsp + 2). post: NULL for a plain convolution. */
 static ts_rt_tensor *cv_conv(ts_rt_ctx *c, const ts_rt_tensor *x, const ts_rt_tensor *w, const ts_rt_tensor *bias,
-                             const cv_args *a) {
+                             const cv_args *a, const cv_post *post) {
   char ws[256], xs[256];
   nnu_shape_str(ws, sizeof ws, w->ndim, w->sizes);
   nnu_shape_str(xs, sizeof xs, x->ndim, x->sizes);
@@ -249,14 +553,34 @@ static ts_rt_tensor *cv_conv(ts_rt_ctx *c, const ts_rt_tensor *x, const ts_rt_te
                nsp == 2 ? a->stride[0] : 1, a->stride[nsp - 1], nsp == 2 ? a->plo[0] : 0, a->plo[nsp - 1],
                nsp == 2 ? a->dil[0] : 1, a->dil[nsp - 1], a->groups};
   int64_t osz[4] = {g.N, g.O, nsp == 2 ? g.OH : g.OW, g.OW};
+  if (post && post->res) {
+    const ts_rt_tensor *r = post->res;
+    bool same = r->ndim == nsp + 2;
+    for (int32_t i = 0; same && i < nsp + 2; i++) same = r->sizes[i] == osz[i];
+    if (!same || r->dtype != dt) {
+      char rs[256], os[256];
+      nnu_shape_str(rs, sizeof rs, r->ndim, r->sizes);
+      nnu_shape_str(os, sizeof os, nsp + 2, osz);
+      return ts_rt_fail(c, "tsaot::conv2d_act: residual %s %s does not match the output %s %s",
+                        ts_rt_dtype_name((ts_dtype)r->dtype), rs, ts_rt_dtype_name(dt), os),
+             NULL;
+    }
+  }
   ts_dtype wdt = nnu_work_dtype(dt);
   ts_rt_tensor *xc = nnu_contig_as(c, x, wdt);
   ts_rt_tensor *wc = xc ? nnu_contig_as(c, w, wdt) : NULL;
+  /* y first: compiled code's memory plan hands its buffer to the next new tensor of its size */
   ts_rt_tensor *y = wc ? ts_rt_tensor_new(c, wdt, nsp + 2, osz, false) : NULL;
-  bool ok = y != NULL && cv_fill_bias(c, y, bias, &g) &&
-            cv_run(c, &g, wdt == TS_DT_FLOAT64, ts_rt_tensor_data(xc), ts_rt_tensor_data(wc), ts_rt_tensor_data(y));
+  ts_rt_tensor *bc = y && bias ? nnu_contig_as(c, bias, wdt) : NULL;
+  ts_rt_tensor *rc = y && post && post->res ? nnu_contig_as(c, post->res, wdt) : NULL;
+  cv_epi e = {bc ? ts_rt_tensor_data(bc) : NULL, rc ? ts_rt_tensor_data(rc) : NULL, post ? post->lo : -INFINITY,
+              post ? post->hi : INFINITY};
+  bool ok = y != NULL && (!bias || bc) && (!post || !post->res || rc) &&
+            cv_run(c, &g, wdt == TS_DT_FLOAT64, ts_rt_tensor_data(xc), ts_rt_tensor_data(wc), ts_rt_tensor_data(y), &e);
   if (xc) ts_rt_tensor_release(xc);
   if (wc) ts_rt_tensor_release(wc);
+  if (bc) ts_rt_tensor_release(bc);
+  if (rc) ts_rt_tensor_release(rc);
   if (!ok) {
     if (y) ts_rt_tensor_release(y);
     return NULL;
@@ -432,14 +756,14 @@ static ts_rt_tensor *cv_conv_any(ts_rt_ctx *c, ts_rt_tensor *x, ts_rt_tensor *w,
     for (int32_t i = 0; i < x->ndim; i++) sz[i + 1] = x->sizes[i], st[i + 1] = x->strides[i];
     ts_rt_tensor *xb = ts_rt_tensor_view(c, x, x->offset, x->ndim + 1, sz, st);
     if (!xb) return NULL;
-    ts_rt_tensor *y = cv_conv(c, xb, w, b, a);
+    ts_rt_tensor *y = cv_conv(c, xb, w, b, a, NULL);
     ts_rt_tensor_release(xb);
     if (!y) return NULL;
     ts_rt_tensor *r = ts_rt_tensor_view(c, y, y->offset, y->ndim - 1, y->sizes + 1, y->strides + 1);
     ts_rt_tensor_release(y);
     return r;
   }
-  return cv_conv(c, x, w, b, a);
+  return cv_conv(c, x, w, b, a, NULL);
 }
 
 /* The common part of convolution / _convolution: arguments 0..8. */
@@ -463,7 +787,7 @@ static bool cv_k_convolution_common(ts_rt_ctx *c, ts_rt_call *call) {
     if (!cv_list_arg(c, call, 7, a.nsp, "output_padding", a.outpad)) return false;
     return nnu_ret(call, cv_conv_transposed(c, x, w, b, &a));
   }
-  return nnu_ret(call, cv_conv(c, x, w, b, &a));
+  return nnu_ret(call, cv_conv(c, x, w, b, &a, NULL));
 }
 
 bool ts_rt_k_convolution(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_convolution_common(c, call); }
@@ -513,3 +837,29 @@ bool ts_rt_k_conv1d(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_convnd(c, call
 bool ts_rt_k_conv2d(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_convnd(c, call, 2, false); }
 bool ts_rt_k_conv1d_padding(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_convnd(c, call, 1, true); }
 bool ts_rt_k_conv2d_padding(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_convnd(c, call, 2, true); }
+
+/* tsaot::conv2d_act(input, weight, bias, stride, padding, dilation, groups,
+ * min, max, residual): clamp(conv2d(...) + residual, min, max) in one pass
+ * over the output (passes/fuse_conv_act.c makes it for float32 and float64
+ * only: there conv, add and clamp round alike in the work dtype). */
+bool ts_rt_k_conv2d_act(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *x = NULL, *w = NULL, *b = NULL, *r = NULL;
+  int64_t groups = 0;
+  cv_post post = {NULL, -INFINITY, INFINITY};
+  if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_tensor(c, call, 1, &w) || !ts_rt_arg_opt_tensor(c, call, 2, &b) ||
+      !ts_rt_arg_int(c, call, 6, &groups) || !ts_rt_arg_check(c, call, 8) ||
+      (call->in[7].tag != TS_IV_NONE && !ts_rt_arg_double(c, call, 7, &post.lo)) ||
+      (call->in[8].tag != TS_IV_NONE && !ts_rt_arg_double(c, call, 8, &post.hi)) ||
+      !ts_rt_arg_opt_tensor(c, call, 9, &r))
+    return false;
+  post.res = r;
+  ts_dtype dt = (ts_dtype)x->dtype;
+  if (dt != TS_DT_FLOAT32 && dt != TS_DT_FLOAT64) return nnu_not_impl(c, "tsaot::conv2d_act", dt);
+  if (x->ndim != 4 || w->ndim != 4) return ts_rt_fail(c, "tsaot::conv2d_act: expected a 4-d input and weight");
+  cv_args a = {2, {1, 1}, {0, 0}, {0, 0}, {1, 1}, groups, {0, 0}};
+  if (!cv_list_arg(c, call, 3, 2, "stride", a.stride) || !cv_list_arg(c, call, 4, 2, "padding", a.plo) ||
+      !cv_list_arg(c, call, 5, 2, "dilation", a.dil))
+    return false;
+  memcpy(a.phi, a.plo, sizeof a.phi);
+  return nnu_ret(call, cv_conv(c, x, w, b, &a, &post));
+}

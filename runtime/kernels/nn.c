@@ -1113,6 +1113,7 @@ const ts_rt_kernel_def ts_rt_kernels_nn[] = {
     {"aten::conv2d", ts_rt_k_conv2d},
     {"aten::conv1d.padding", ts_rt_k_conv1d_padding},
     {"aten::conv2d.padding", ts_rt_k_conv2d_padding},
+    {"tsaot::conv2d_act", ts_rt_k_conv2d_act},
     {"aten::max_pool1d", ts_rt_k_max_pool1d},
     {"aten::max_pool2d", ts_rt_k_max_pool2d},
     {"aten::avg_pool1d", ts_rt_k_avg_pool1d},
