@@ -401,6 +401,14 @@ static bool cv_run(ts_rt_ctx *c, const cv_geom *g, bool dbl, const void *x, cons
    * and the weights are small enough that packing them again per block
    * costs little; else channel chunks, one per thread. */
   int64_t nthreads = c->nthreads > 1 ? c->nthreads : 1;
+  /* below about 2M multiply-adds, waking workers and switching OpenBLAS's
+   * thread count costs more than the split saves (small_cnn at 2 threads
+   * ran 5x slower than at 1) */
+  int64_t macs;
+  if (!nnu_mul(Og * K, ohw, &macs) || !nnu_mul(macs, g->groups * g->N, &macs))
+    macs = INT64_MAX;
+  if (macs < ((int64_t)1 << 21))
+    nthreads = 1;
   int64_t nbmax = 262144 / (int64_t)(es / sizeof(float)) / K;
   if (nbmax < 128) nbmax = 128;
   int64_t nblk = (ohw + nbmax - 1) / nbmax, want = nthreads > 1 ? 8 * nthreads : 1;
