@@ -754,7 +754,6 @@ int main(int argc, char **argv) {
   bool diff_known = false;
   int bailout = 0;
   struct stat sost;
-  FILE *tab = o.json ? stderr : stdout;
 
   ts_bench_find_tsaot(tsaot, sizeof tsaot, self, sizeof self);
   if (o.tsaot)
@@ -818,7 +817,8 @@ int main(int argc, char **argv) {
   }
 
   /* ---- a fresh process: start to first result, peak memory */
-  if (self[0] || ts_bench_find_tsaot(tsaot, 0, self, sizeof self)) {
+  /* self: this program, found with the compiler above */
+  if (self[0]) {
     have_cold = ts_bench_cold_run(self, sopath, (int)o.threads, (char *const *)o.inputs, o.ninputs, &cold);
     if (!have_cold)
       fprintf(stderr, "%s: note: the cold-start process failed; no first-result time or peak memory\n", prog);
@@ -1046,7 +1046,6 @@ int main(int argc, char **argv) {
       }
       printf("}\n");
     } else {
-      (void)tab;
       printf("model          %s (%s)\n", o.model, sopath);
       printf("threads        %ld\n", o.threads);
       printf("%-14s %12s %12s %8s\n", "", "median ms", "min ms", "runs");
