@@ -7,17 +7,20 @@
  * polynomials), so that the loop vectorizer turns a loop calling them into
  * vector code once they are inlined. exp, expm1, log, log1p, tanh and
  * sigmoid compute in float with Cody-Waite reduction and minimax-like
- * polynomials (Chebyshev fits made with mpmath); log2, log10, erf, erfc, the
- * gelus, pow, sin and cos compute in double internally (the accuracy they
+ * polynomials (Chebyshev fits made with mpmath), and so do the gelus
+ * (erf: a polynomial near 0, exp(-x^2/2) times a fitted H(1/(1+|x|/2))
+ * beyond; tanh: x sigmoid(2u) with only 2u in double); log2, log10, erf,
+ * erfc, pow, sin and cos compute in double internally (the accuracy they
  * need would take double-float arithmetic otherwise) with double
  * polynomials accurate to ~1e-10, far below a float ulp, and round once at
  * the end; their vectors are half as wide. pow works in base 2, so that
  * powers of two come out exact. Measured against the double C library
  * rounded to float (tests/unit/test_cg_math.c prints it): at most 1 ulp,
- * sigmoid 2. sigmoid and tanh divide through ts_mh_fdiv_fast (a reciprocal
- * estimate and a Newton step: 4 cheap instructions for a vdivps), tanh
- * from exp rather than expm1 above 0.55; clamps are llvm.maxnum/minnum
- * (one instruction each) and exp's polynomial is evaluated by Estrin's
+ * sigmoid 2, gelu (tanh) 3, gelu (erf) 4. sigmoid and tanh divide through
+ * ts_mh_fdiv_fast (a reciprocal estimate and a Newton step: 4 cheap
+ * instructions for a vdivps), tanh from exp rather than expm1 above 0.55;
+ * clamps are llvm.maxnum/minnum (one instruction each) and exp's
+ * polynomial is evaluated by Estrin's
  * scheme: fused kernels calling several of these are bound by the latency
  * of their chains.
  *
@@ -88,6 +91,16 @@ static const double ts_mh_erfc_d[] = {-0.57487630178797744,   0.5856021047256456
                                       -0.00020371683224922976, -0.00070452239937270761, 0.00016023541238386306,
                                       0.00010048956264062599,  -4.7792474594392275e-05, -8.3827603836958092e-06,
                                       6.9806484677269706e-06,  -1.008960479228746e-07};
+
+/* float gelu (erf), |x| <= 0.75: gelu(x) = x (1/2 + x E(x^2)), E(x^2) = erf(x/sqrt2) / (2x); fit error 2.8e-11 */
+static const double ts_mh_gelu_e_f[] = {0.39894228039050655, -0.06649037877589353, 0.009973531411726294,
+                                        -0.0011871367444196818, 0.0001147774655009322, -8.388504672308379e-06};
+/* float gelu (erf), a = |x| in [0.75, 14.5]: a Phi(-a) exp(a^2/2) = H(s), s = 3.3 t - 1.4 in [-1, 1],
+ * t = 1/(1 + a/2); fit error 3.7e-9 (relative) */
+static const double ts_mh_gelu_h_f[] = {0.358687307295444,      -0.07705990045961825,   -0.049247817715571074,
+                                        -0.009485246930895514,  0.0018711104105281601,  0.0006249372704233564,
+                                        -0.0002122322994333458, -2.6827790351579602e-05, 2.643370924316187e-05,
+                                        -1.4224877052767112e-06, -1.9950719281228947e-06};
 
 #define TS_MH_N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -588,18 +601,44 @@ static LLVMValueRef ts_mh_gelu_neg_inf(ts_mh *h, LLVMValueRef x, LLVMValueRef r)
   return ts_mh_sel(h, ts_mh_cmp(h, LLVMRealOEQ, x, ts_mh_k(x, -INFINITY)), ts_mh_k(x, NAN), r);
 }
 
-/* x/2 (1 + erf(t)), t = x/sqrt2; = x/2 erfc(-t) for |t| > 0.5: no
- * cancellation for x < 0 */
+/* exp(y + ylo) 2^64 for a float y in [-120, 0] and a correction ylo far
+ * below y's ulp (what rounding y lost): a normal float for every such y
+ * (2^(q+64), q >= -174), so that a caller scaling by 2^-64 last rounds
+ * only once where the result is subnormal. */
+static LLVMValueRef ts_mh_exp_x64f(ts_mh *h, LLVMValueRef y, LLVMValueRef ylo) {
+  LLVMValueRef q = ts_mh_rint(h, ts_mh_mul(h, y, ts_mh_kf(h, TS_MH_LOG2E)));
+  LLVMValueRef r = ts_mh_add(h, ts_mh_reduce_ln2f_fma(h, y, q), ylo);
+  LLVMValueRef u = ts_mh_add(h, ts_mh_fma(h, ts_mh_mul(h, r, r), ts_mh_poly6(h, r, ts_mh_exp_f), r), ts_mh_kf(h, 1.0));
+  LLVMValueRef qi = LLVMBuildFPToSI(h->b, q, h->m->t_i32, "");
+  return ts_mh_mul(h, u, ts_mh_pow2f(h, LLVMBuildAdd(h->b, qi, ts_mh_ki(h->m->t_i32, 64), "")));
+}
+
+/* gelu(x) = x Phi(x), in float. |x| <= 0.75: x (1/2 + x E(x^2)). Above,
+ * with a = |x|: T = a Phi(-a) = H(t) exp(-a^2/2), and gelu = -T for x < 0,
+ * x - T for x > 0 (no cancellation either way). a^2 is split exactly (an
+ * fma) so that exp's argument loses nothing; exp's 2^q is applied as
+ * 2^(q+64) times 2^-64 after H (ts_mh_exp_x64f). Past |x| = 14.5 T rounds to 0. At most 4 ulp (measured at every
+ * 61st bit pattern; the worst near x = -0.76, from rounding in H's
+ * polynomial), where the double version was 1 ulp at about 4 times the
+ * cost: PyTorch's own float formula cancels far worse below x = -2. */
 static LLVMValueRef ts_mh_gelu_erff(ts_mh *h, LLVMValueRef x) {
-  LLVMValueRef xd = ts_mh_fext(h, x);
-  LLVMValueRef t = ts_mh_mul(h, xd, ts_mh_kd(h, 0.70710678118654752440));
-  LLVMValueRef at = ts_mh_fabs(h, t);
-  LLVMValueRef e = ts_mh_erfc_d_core(h, at);
-  LLVMValueRef ec = ts_mh_sel(h, ts_mh_cmp(h, LLVMRealOGT, t, ts_mh_kd(h, 0.0)), ts_mh_sub(h, ts_mh_kd(h, 2.0), e), e);
-  LLVMValueRef small = ts_mh_add(h, ts_mh_kd(h, 1.0), ts_mh_erf_small_d(h, t));
-  ec = ts_mh_sel(h, ts_mh_cmp(h, LLVMRealOLT, at, ts_mh_kd(h, 0.5)), small, ec);
-  LLVMValueRef r = ts_mh_ftrunc(h, ts_mh_mul(h, ts_mh_mul(h, xd, ts_mh_kd(h, 0.5)), ec));
-  return ts_mh_keep_nan(h, x, ts_mh_gelu_neg_inf(h, x, r));
+  LLVMValueRef a = ts_mh_fabs(h, x);
+  LLVMValueRef small = ts_mh_fma(h, x, ts_mh_poly(h, ts_mh_mul(h, x, x), ts_mh_gelu_e_f, TS_MH_N(ts_mh_gelu_e_f)),
+                                 ts_mh_kf(h, 0.5));
+  small = ts_mh_mul(h, x, small);
+  LLVMValueRef ac = ts_mh_clamp(h, a, 0.75, 14.5);
+  LLVMValueRef a2 = ts_mh_mul(h, ac, ac);
+  LLVMValueRef a2lo = ts_mh_fma(h, ac, ac, ts_mh_neg(h, a2)); /* exact */
+  LLVMValueRef y = ts_mh_mul(h, a2, ts_mh_kf(h, -0.5));        /* exact */
+  LLVMValueRef e64 = ts_mh_exp_x64f(h, y, ts_mh_mul(h, a2lo, ts_mh_kf(h, -0.5)));
+  LLVMValueRef t = ts_mh_fdiv_fast(h, ts_mh_kf(h, 1.0), ts_mh_fma(h, ac, ts_mh_kf(h, 0.5), ts_mh_kf(h, 1.0)));
+  LLVMValueRef sv = ts_mh_fma(h, t, ts_mh_kf(h, 3.3), ts_mh_kf(h, -1.4));
+  LLVMValueRef H = ts_mh_poly(h, sv, ts_mh_gelu_h_f, TS_MH_N(ts_mh_gelu_h_f));
+  LLVMValueRef T = ts_mh_mul(h, ts_mh_mul(h, H, e64), ts_mh_kf(h, 0x1p-64));
+  LLVMValueRef neg = ts_mh_cmp(h, LLVMRealOLT, x, ts_mh_kf(h, 0.0));
+  LLVMValueRef large = ts_mh_sel(h, neg, ts_mh_neg(h, T), ts_mh_sub(h, x, T));
+  LLVMValueRef res = ts_mh_sel(h, ts_mh_cmp(h, LLVMRealOLE, a, ts_mh_kf(h, 0.75)), small, large);
+  return ts_mh_keep_nan(h, x, ts_mh_gelu_neg_inf(h, x, res));
 }
 
 /* x/2 (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) */
@@ -608,12 +647,37 @@ static LLVMValueRef ts_mh_gelu_u(ts_mh *h, LLVMValueRef x) {
   return ts_mh_mul(h, ts_mh_k(x, 0.79788456080286535588), ts_mh_fma(h, x3, ts_mh_k(x, 0.044715), x));
 }
 
+/* x sigmoid(v), v = 2u: v in double (a few operations; for x < 0 the
+ * result is about x e^v, whose relative error is v's absolute one), split
+ * into a float and what it lost; e = exp(-|v|) in float, with the lost
+ * part added to the reduced argument and 2^q applied as 2^(q+64) until the
+ * end for x < 0, so that results in the subnormals round once; the
+ * quotient by 1 + e from a reciprocal estimate. Below v = -120 the result
+ * rounds to -0. At most 3 ulp (measured at every 61st bit pattern, the
+ * worst near x = -1.3), where the double version was 1. */
 static LLVMValueRef ts_mh_gelu_tanhf(ts_mh *h, LLVMValueRef x) {
   LLVMValueRef xd = ts_mh_fext(h, x);
-  LLVMValueRef u2 = ts_mh_mul(h, ts_mh_gelu_u(h, xd), ts_mh_kd(h, 2.0));
-  LLVMValueRef e = ts_mh_exp_d_core(h, ts_mh_neg(h, ts_mh_fabs(h, u2)));
-  LLVMValueRef r = ts_mh_ftrunc(h, ts_mh_mul(h, xd, ts_mh_sigmoid(h, u2, e)));
-  return ts_mh_keep_nan(h, x, ts_mh_gelu_neg_inf(h, x, r));
+  LLVMValueRef vd = ts_mh_neg(h, ts_mh_fabs(h, ts_mh_mul(h, ts_mh_gelu_u(h, xd), ts_mh_kd(h, 2.0))));
+  LLVMValueRef y = ts_mh_ftrunc(h, vd); /* -|v| */
+  LLVMValueRef ylo = ts_mh_ftrunc(h, ts_mh_sub(h, vd, ts_mh_fext(h, y)));
+  LLVMValueRef yc = ts_mh_max_k(h, y, -120.0);
+  /* past the clamp (or v past float's range) what rounding lost is no
+   * part of yc */
+  ylo = ts_mh_sel(h, ts_mh_cmp(h, LLVMRealOLT, y, ts_mh_kf(h, -120.0)), ts_mh_kf(h, 0.0), ylo);
+  LLVMValueRef e64 = ts_mh_exp_x64f(h, yc, ylo);
+  LLVMValueRef e = ts_mh_mul(h, e64, ts_mh_kf(h, 0x1p-64));
+  LLVMValueRef neg = ts_mh_cmp(h, LLVMRealOLT, x, ts_mh_kf(h, 0.0));
+  LLVMValueRef num = ts_mh_sel(h, neg, ts_mh_mul(h, x, e64), x);
+  LLVMValueRef res = ts_mh_fdiv_fast(h, num, ts_mh_add(h, ts_mh_kf(h, 1.0), e));
+  res = ts_mh_sel(h, neg, ts_mh_mul(h, res, ts_mh_kf(h, 0x1p-64)), res);
+  LLVMValueRef under = ts_mh_and(h, neg, ts_mh_cmp(h, LLVMRealOLT, y, ts_mh_kf(h, -120.0)));
+  res = ts_mh_sel(h, under, ts_mh_kf(h, -0.0), res);
+  /* +-0 and +inf are their own results: the estimate's Newton step loses
+   * the sign of a zero quotient and makes inf NaN */
+  LLVMValueRef same = ts_mh_or(h, ts_mh_cmp(h, LLVMRealOEQ, x, ts_mh_kf(h, 0.0)),
+                               ts_mh_cmp(h, LLVMRealOEQ, x, ts_mh_kf(h, INFINITY)));
+  res = ts_mh_sel(h, same, x, res);
+  return ts_mh_keep_nan(h, x, ts_mh_gelu_neg_inf(h, x, res));
 }
 
 /* ------------------------------------------------------- float32: pow */

@@ -64,6 +64,10 @@ struct ts_rt_ctx {
   /* Not NULL: the interpreter and compiled code time every node they run
    * into it (profile.c); tsaot-bench --profile. */
   struct ts_rt_profile *profile;
+  /* The pool is another ctx's (a compiled model's, shared by its runs):
+   * ts_rt_parallel_for neither makes nor frees one, and runs serially when
+   * it is NULL or busy with another caller's job. */
+  bool pool_borrowed;
 };
 
 /* nthreads <= 0: the number of online processors. Sets OpenBLAS's thread
@@ -133,9 +137,25 @@ typedef enum ts_rt_obj_kind {
 } ts_rt_obj_kind;
 
 struct ts_rt_obj {
-  int64_t refcount;
-  int32_t kind; /* ts_rt_obj_kind */
+  int64_t refcount; /* TS_RT_RC_SHARED set: not counted while shared */
+  int32_t kind;     /* ts_rt_obj_kind */
 };
+
+/* The refcount bit of an object that several threads retain and release
+ * at once (a compiled model's constants, ts_iv_share): while it is set,
+ * retain and release leave the object alone, so that nothing writes it and
+ * threads share it without atomics (a run's own objects pay one test). Its
+ * owner clears the bit (ts_iv_unshare) once no run can see the object, and
+ * releases it as usual. */
+#define TS_RT_RC_SHARED (INT64_C(1) << 62)
+
+static inline void ts_rt_obj_ref(ts_rt_obj *o) {
+  if (!(o->refcount & TS_RT_RC_SHARED))
+    o->refcount++;
+}
+
+/* Drops one reference; true when it was the last (the caller frees o). */
+static inline bool ts_rt_obj_unref(ts_rt_obj *o) { return !(o->refcount & TS_RT_RC_SHARED) && --o->refcount <= 0; }
 
 /* Bytes that tensors view. `free_fn` NULL: `data` came from ts_rt_malloc (or
  * is NULL for zero bytes) and is freed with ts_rt_free(). Otherwise the bytes are
@@ -147,7 +167,23 @@ struct ts_rt_storage {
   size_t nbytes;
   void (*free_fn)(void *free_ctx, void *data);
   void *free_ctx;
+  /* Read-only data kernels derived from the bytes (packed weights of a
+   * constant), freed with the storage: see ts_rt_storage_derived. */
+  struct ts_rt_derived *derived;
 };
+
+/* Something a kernel made from a storage's bytes once and keeps with it
+ * (kernels/gemm_small.c: a constant weight packed for the small GEMM). The
+ * entries form a list that only grows, pushed with an atomic exchange, so
+ * that runs on several threads read it without a lock; an entry is never
+ * changed once published. `tag` says which kernel made it (the address of
+ * one of its statics); free_fn frees the entry (the C library's memory:
+ * entries outlive the run whose heap is current when they are made). */
+typedef struct ts_rt_derived {
+  struct ts_rt_derived *next;
+  const void *tag;
+  void (*free_fn)(struct ts_rt_derived *d);
+} ts_rt_derived;
 
 /* A strided view of a storage, as an ATen TensorImpl: element (i0, i1, ...)
  * is at data + (offset + sum(ik * strides[k])) * element size. Sizes and
@@ -194,6 +230,12 @@ ts_rt_storage *ts_rt_storage_wrap(ts_rt_ctx *c, void *data, size_t nbytes, void 
                                   void *free_ctx);
 void ts_rt_storage_retain(ts_rt_storage *s);
 void ts_rt_storage_release(ts_rt_storage *s);
+/* The first derived entry of s (then ->next), NULL if none. */
+const ts_rt_derived *ts_rt_storage_derived(const ts_rt_storage *s);
+/* Publishes d (made by the caller, d->tag and d->free_fn set) at the head
+ * of s's list; thread-safe. Two runs that make the same entry at once both
+ * publish it: the list holds both, both are freed with s. */
+void ts_rt_storage_add_derived(ts_rt_storage *s, ts_rt_derived *d);
 
 /* New contiguous tensor, uninitialised (zeroed if `zero`). Checks the size
  * arithmetic for overflow; ndim <= TS_RT_MAX_DIMS; sizes >= 0. */
@@ -340,6 +382,13 @@ static inline bool ts_iv_is_ref(ts_iv v) { return v.tag >= TS_IV_TENSOR && v.tag
 
 void ts_iv_retain(ts_iv v);
 void ts_iv_release(ts_iv v);
+/* Marks v and what it holds (a tensor's storage, a list's or tuple's
+ * items) TS_RT_RC_SHARED, before other threads can see it. False when v
+ * holds a dict or an object (those are not marked: the caller must not
+ * share v). */
+bool ts_iv_share(ts_iv v);
+/* Clears the marks ts_iv_share set (when no other thread can see v). */
+void ts_iv_unshare(ts_iv v);
 /* Releases *v and sets it to None. */
 void ts_iv_clear(ts_iv *v);
 

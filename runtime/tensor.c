@@ -200,6 +200,7 @@ ts_rt_storage *ts_rt_storage_new(ts_rt_ctx *c, size_t nbytes, bool zero) {
   s->nbytes = nbytes;
   s->free_fn = NULL;
   s->free_ctx = NULL;
+  s->derived = NULL;
   return s;
 }
 
@@ -216,17 +217,32 @@ ts_rt_storage *ts_rt_storage_wrap(ts_rt_ctx *c, void *data, size_t nbytes, void 
   s->nbytes = nbytes;
   s->free_fn = free_fn;
   s->free_ctx = free_ctx;
+  s->derived = NULL;
   return s;
+}
+
+const ts_rt_derived *ts_rt_storage_derived(const ts_rt_storage *s) {
+  return __atomic_load_n(&s->derived, __ATOMIC_ACQUIRE);
+}
+
+void ts_rt_storage_add_derived(ts_rt_storage *s, ts_rt_derived *d) {
+  d->next = __atomic_load_n(&s->derived, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(&s->derived, &d->next, d, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+  }
 }
 
 void ts_rt_storage_retain(ts_rt_storage *s) {
   if (s)
-    s->h.refcount++;
+    ts_rt_obj_ref(&s->h);
 }
 
 void ts_rt_storage_release(ts_rt_storage *s) {
-  if (!s || --s->h.refcount > 0)
+  if (!s || !ts_rt_obj_unref(&s->h))
     return;
+  for (ts_rt_derived *d = s->derived, *next; d; d = next) {
+    next = d->next;
+    d->free_fn(d);
+  }
   if (s->free_fn)
     s->free_fn(s->free_ctx, s->data);
   else
@@ -336,6 +352,18 @@ ts_rt_tensor *ts_rt_tensor_new(ts_rt_ctx *c, ts_dtype dt, int32_t ndim, const in
 
 ts_rt_tensor *ts_rt_tensor_new_view(ts_rt_ctx *c, ts_rt_storage *storage, ts_dtype dt, int64_t offset, int32_t ndim,
                                     const int64_t *sizes, const int64_t *strides) {
+  /* A view allocates nothing, so expand can ask for any sizes: their
+   * product must still fit int64, as ATen's safe_compute_numel checks (in
+   * order, so an overflow before a 0 size counts, as there). */
+  uint64_t numel = 1;
+  bool over = false;
+  for (int32_t i = 0; i < ndim; i++)
+    if (sizes[i] >= 0)
+      over = __builtin_mul_overflow(numel, (uint64_t)sizes[i], &numel) || over;
+  if (over || numel > (uint64_t)INT64_MAX) {
+    ts_rt_fail(c, "numel: integer multiplication overflow");
+    return NULL;
+  }
   ts_rt_tensor *t = ts_t_alloc(c, ndim);
   if (!t)
     return NULL;
@@ -362,11 +390,11 @@ ts_rt_tensor *ts_rt_tensor_view(ts_rt_ctx *c, const ts_rt_tensor *base, int64_t 
 
 void ts_rt_tensor_retain(ts_rt_tensor *t) {
   if (t)
-    t->h.refcount++;
+    ts_rt_obj_ref(&t->h);
 }
 
 void ts_rt_tensor_release(ts_rt_tensor *t) {
-  if (!t || --t->h.refcount > 0)
+  if (!t || !ts_rt_obj_unref(&t->h))
     return;
   ts_rt_storage_release(t->storage);
   ts_rt_free(t);

@@ -1,7 +1,8 @@
 /* runtime/kernels/conv.c: 1-d and 2-d convolution (aten::_convolution,
  * convolution, conv1d, conv2d and their padding='same'/'valid' forms):
- * im2col + GEMM per group, a direct loop for depthwise convolution, and a
- * plain GEMM for 1x1 convolutions; transposed convolution by GEMM +
+ * im2col + GEMM per group, a direct loop for depthwise convolution, a
+ * plain GEMM for 1x1 convolutions, and Winograd (winograd.c) for float32
+ * 3x3 stride-1 ones with enough channels; transposed convolution by GEMM +
  * col2im. 1-d runs as 2-d with height 1. The bias, and for
  * tsaot::conv2d_act a residual and a clamp, are applied to each output plane
  * right after it is computed (an epilogue), while it is still in cache. */
@@ -11,12 +12,18 @@
 #include <stdatomic.h>
 
 #include "nn_util.h"
+#include "gemm_small.h"
+#include "winograd.h"
 
 /* The hot loops are built for AVX-512, AVX2 and plain x86-64, chosen when
  * the library loads (the runtime is compiled for generic x86-64), and at O3
  * so that GCC vectorizes loops of unknown trip count. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#ifdef __SANITIZE_THREAD__ /* ThreadSanitizer: clones' ifunc resolvers would run before it is set up */
+#define CV_HOT __attribute__((optimize("O3")))
+#else
 #define CV_HOT __attribute__((target_clones("avx512f", "avx2", "default"), optimize("O3")))
+#endif
 #else
 #define CV_HOT
 #endif
@@ -490,10 +497,41 @@ typedef struct cv_post {
   double lo, hi;
 } cv_post;
 
+/* The float32 epilogue as winograd.c calls it. */
+static void cv_wino_epi(const void *e, float *y, int64_t at, int64_t o, int64_t n) {
+  cv_epi_plane_f32(e, y, at, o, n);
+}
+
+/* A 3x3 stride-1 float32 convolution of one group by Winograd (winograd.c)
+ * when that pays off: with w's transformed weights kept with its storage
+ * when w is a constant (input 1 of the call), else transformed for this
+ * call. False when it does not apply (then cv_run runs); else *ok is
+ * whether it ran. */
+static bool cv_wino(ts_rt_ctx *c, const ts_rt_call *call, const cv_geom *g, ts_dtype wdt, const ts_rt_tensor *w,
+                    const ts_rt_tensor *wc, const ts_rt_tensor *xc, ts_rt_tensor *y, const cv_epi *e, bool *ok) {
+  ts_rt_wino_geom wg = {g->N, g->C, g->H, g->W, g->O, g->ph, g->pw, g->OH, g->OW};
+  if (wdt != TS_DT_FLOAT32 || g->KH != 3 || g->KW != 3 || g->sh != 1 || g->sw != 1 || g->dh != 1 || g->dw != 1 ||
+      g->groups != 1 || !ts_rt_wino_worth(&wg))
+    return false;
+  size_t len = ts_rt_wino_weights_len(g->O, g->C);
+  if (!len) return false;
+  const float *u = call && w == wc ? ts_rt_wino_weights_input(call, 1, w) : NULL;
+  float *own = NULL;
+  if (!u) {
+    if (!(own = ts_rt_malloc(len * sizeof(float)))) return *ok = ts_rt_oom(c), true;
+    ts_rt_wino_weights(ts_rt_tensor_data(wc), g->O, g->C, own);
+    u = own;
+  }
+  *ok = ts_rt_wino_conv(c, &wg, ts_rt_tensor_data(xc), u, ts_rt_tensor_data(y), cv_wino_epi, e);
+  ts_rt_free(own);
+  return true;
+}
+
 /* Checks as ATen's check_shape_forward, then runs. x and w are batched
- * (x->ndim == w->ndim == nsp + 2). post: NULL for a plain convolution. */
-static ts_rt_tensor *cv_conv(ts_rt_ctx *c, const ts_rt_tensor *x, const ts_rt_tensor *w, const ts_rt_tensor *bias,
-                             const cv_args *a, const cv_post *post) {
+ * (x->ndim == w->ndim == nsp + 2), w the call's input 1 (call: NULL when
+ * unknown). post: NULL for a plain convolution. */
+static ts_rt_tensor *cv_conv(ts_rt_ctx *c, const ts_rt_call *call, const ts_rt_tensor *x, const ts_rt_tensor *w,
+                             const ts_rt_tensor *bias, const cv_args *a, const cv_post *post) {
   char ws[256], xs[256];
   nnu_shape_str(ws, sizeof ws, w->ndim, w->sizes);
   nnu_shape_str(xs, sizeof xs, x->ndim, x->sizes);
@@ -583,8 +621,9 @@ static ts_rt_tensor *cv_conv(ts_rt_ctx *c, const ts_rt_tensor *x, const ts_rt_te
   ts_rt_tensor *rc = y && post && post->res ? nnu_contig_as(c, post->res, wdt) : NULL;
   cv_epi e = {bc ? ts_rt_tensor_data(bc) : NULL, rc ? ts_rt_tensor_data(rc) : NULL, post ? post->lo : -INFINITY,
               post ? post->hi : INFINITY};
-  bool ok = y != NULL && (!bias || bc) && (!post || !post->res || rc) &&
-            cv_run(c, &g, wdt == TS_DT_FLOAT64, ts_rt_tensor_data(xc), ts_rt_tensor_data(wc), ts_rt_tensor_data(y), &e);
+  bool ok = y != NULL && (!bias || bc) && (!post || !post->res || rc);
+  if (ok && !cv_wino(c, call, &g, wdt, w, wc, xc, y, &e, &ok))
+    ok = cv_run(c, &g, wdt == TS_DT_FLOAT64, ts_rt_tensor_data(xc), ts_rt_tensor_data(wc), ts_rt_tensor_data(y), &e);
   if (xc) ts_rt_tensor_release(xc);
   if (wc) ts_rt_tensor_release(wc);
   if (bc) ts_rt_tensor_release(bc);
@@ -756,22 +795,22 @@ static bool cv_list_arg(ts_rt_ctx *c, ts_rt_call *call, uint32_t i, int32_t nsp,
 /* Runs a convolution of x, w (nsp from w's rank), making an unbatched
  * input batched when `unbatched_ok` (conv1d / conv2d) and returning it
  * unbatched again. */
-static ts_rt_tensor *cv_conv_any(ts_rt_ctx *c, ts_rt_tensor *x, ts_rt_tensor *w, ts_rt_tensor *b, cv_args *a,
-                                 bool unbatched_ok) {
+static ts_rt_tensor *cv_conv_any(ts_rt_ctx *c, const ts_rt_call *call, ts_rt_tensor *x, ts_rt_tensor *w,
+                                 ts_rt_tensor *b, cv_args *a, bool unbatched_ok) {
   if (unbatched_ok && x->ndim == a->nsp + 1 && w->ndim == a->nsp + 2) {
     int64_t sz[TS_RT_MAX_DIMS], st[TS_RT_MAX_DIMS];
     sz[0] = 1, st[0] = 0;
     for (int32_t i = 0; i < x->ndim; i++) sz[i + 1] = x->sizes[i], st[i + 1] = x->strides[i];
     ts_rt_tensor *xb = ts_rt_tensor_view(c, x, x->offset, x->ndim + 1, sz, st);
     if (!xb) return NULL;
-    ts_rt_tensor *y = cv_conv(c, xb, w, b, a, NULL);
+    ts_rt_tensor *y = cv_conv(c, call, xb, w, b, a, NULL);
     ts_rt_tensor_release(xb);
     if (!y) return NULL;
     ts_rt_tensor *r = ts_rt_tensor_view(c, y, y->offset, y->ndim - 1, y->sizes + 1, y->strides + 1);
     ts_rt_tensor_release(y);
     return r;
   }
-  return cv_conv(c, x, w, b, a, NULL);
+  return cv_conv(c, call, x, w, b, a, NULL);
 }
 
 /* The common part of convolution / _convolution: arguments 0..8. */
@@ -795,7 +834,7 @@ static bool cv_k_convolution_common(ts_rt_ctx *c, ts_rt_call *call) {
     if (!cv_list_arg(c, call, 7, a.nsp, "output_padding", a.outpad)) return false;
     return nnu_ret(call, cv_conv_transposed(c, x, w, b, &a));
   }
-  return nnu_ret(call, cv_conv(c, x, w, b, &a, NULL));
+  return nnu_ret(call, cv_conv(c, call, x, w, b, &a, NULL));
 }
 
 bool ts_rt_k_convolution(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_convolution_common(c, call); }
@@ -838,7 +877,7 @@ static bool cv_k_convnd(ts_rt_ctx *c, ts_rt_call *call, int32_t nsp, bool str_pa
                          "instead",
                       (int)w->ndim, (int)w->ndim, ws, (int)x->ndim);
   }
-  return nnu_ret(call, cv_conv_any(c, x, w, b, &a, true));
+  return nnu_ret(call, cv_conv_any(c, call, x, w, b, &a, true));
 }
 
 bool ts_rt_k_conv1d(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_convnd(c, call, 1, false); }
@@ -869,5 +908,5 @@ bool ts_rt_k_conv2d_act(ts_rt_ctx *c, ts_rt_call *call) {
       !cv_list_arg(c, call, 5, 2, "dilation", a.dil))
     return false;
   memcpy(a.phi, a.plo, sizeof a.phi);
-  return nnu_ret(call, cv_conv(c, x, w, b, &a, &post));
+  return nnu_ret(call, cv_conv(c, call, x, w, b, &a, &post));
 }

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <math.h>
 
+#include "gemm_small.h"
 #include "nn_util.h"
 
 /* ------------------------------------------------------------------ GEMM */
@@ -532,9 +533,44 @@ NNU_OUT_KERNEL(nn_k_log_softmax_out, nn_k_log_softmax, 1)
 
 /* ----------------------------------------------------------- matmul kernels */
 
+/* x [..., K] @ B (+ bias[N]) through the small GEMM (gemm_small.c), when
+ * input wi of the call is a constant float32 matrix that packs: B = w^T
+ * for linear (trans), B = w for mm/matmul/addmm. NULL with no error when it
+ * does not apply (the caller takes the general path, which also reports
+ * any shape or dtype error). */
+static ts_rt_tensor *nn_gemm_small(ts_rt_ctx *c, const ts_rt_call *call, const ts_rt_tensor *x, uint32_t wi,
+                                   bool trans, const ts_rt_tensor *bias) {
+  int32_t nd = x->ndim;
+  if (!ts_rt_call_input_from_constant(call, wi) || x->dtype != TS_DT_FLOAT32 || nd < 1 || nd > TS_RT_MAX_DIMS)
+    return NULL;
+  int64_t K = x->sizes[nd - 1], M = K ? ts_rt_tensor_numel(x) / K : 0, lda = K;
+  if (nd == 2) {
+    if (x->strides[1] != 1 && K != 1) return NULL;
+    lda = x->strides[0];
+  } else if (!ts_rt_tensor_is_contiguous(x)) {
+    return NULL;
+  }
+  const ts_rt_gemm_pack *p = ts_rt_gemm_pack_input(call, wi, trans, M);
+  if (!p || ts_rt_gemm_pack_k(p) != K) return NULL;
+  int64_t N = ts_rt_gemm_pack_n(p);
+  if (bias && (bias->dtype != TS_DT_FLOAT32 || bias->ndim != 1 || bias->sizes[0] != N ||
+               (N > 1 && bias->strides[0] != 1)))
+    return NULL;
+  int64_t osz[TS_RT_MAX_DIMS];
+  memcpy(osz, x->sizes, (size_t)(nd - 1) * sizeof(int64_t));
+  osz[nd - 1] = N;
+  ts_rt_tensor *out = ts_rt_tensor_new(c, TS_DT_FLOAT32, nd, osz, false);
+  if (!out) return NULL;
+  ts_rt_gemm_small(c, p, M, ts_rt_tensor_data(x), lda, bias ? ts_rt_tensor_data(bias) : NULL, ts_rt_tensor_data(out),
+                   N);
+  return out;
+}
+
 static bool nn_k_mm(ts_rt_ctx *c, ts_rt_call *call) {
   ts_rt_tensor *a = NULL, *b = NULL;
   if (!ts_rt_arg_tensor(c, call, 0, &a) || !ts_rt_arg_tensor(c, call, 1, &b)) return false;
+  ts_rt_tensor *r = a->ndim == 2 && b->ndim == 2 ? nn_gemm_small(c, call, a, 1, false, NULL) : NULL;
+  if (r || c->failed) return nnu_ret(call, r);
   return nnu_ret(call, ts_rt_mm(c, a, b));
 }
 
@@ -547,6 +583,8 @@ static bool nn_k_bmm(ts_rt_ctx *c, ts_rt_call *call) {
 static bool nn_k_matmul(ts_rt_ctx *c, ts_rt_call *call) {
   ts_rt_tensor *a = NULL, *b = NULL;
   if (!ts_rt_arg_tensor(c, call, 0, &a) || !ts_rt_arg_tensor(c, call, 1, &b)) return false;
+  ts_rt_tensor *r = b->ndim == 2 ? nn_gemm_small(c, call, a, 1, false, NULL) : NULL;
+  if (r || c->failed) return nnu_ret(call, r);
   return nnu_ret(call, ts_rt_matmul(c, a, b));
 }
 
@@ -554,6 +592,8 @@ static bool nn_k_linear(ts_rt_ctx *c, ts_rt_call *call) {
   ts_rt_tensor *x = NULL, *w = NULL, *b = NULL;
   if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_tensor(c, call, 1, &w) || !ts_rt_arg_opt_tensor(c, call, 2, &b))
     return false;
+  ts_rt_tensor *r = w->ndim == 2 ? nn_gemm_small(c, call, x, 1, true, b) : NULL;
+  if (r || c->failed) return nnu_ret(call, r);
   return nnu_ret(call, ts_rt_linear(c, x, w, b));
 }
 
@@ -563,6 +603,10 @@ static bool nn_k_addmm(ts_rt_ctx *c, ts_rt_call *call) {
   if (!ts_rt_arg_tensor(c, call, 0, &s) || !ts_rt_arg_tensor(c, call, 1, &a) || !ts_rt_arg_tensor(c, call, 2, &b) ||
       !ts_rt_arg_double(c, call, 3, &beta) || !ts_rt_arg_double(c, call, 4, &alpha))
     return false;
+  ts_rt_tensor *r = beta == 1 && alpha == 1 && a->ndim == 2 && b->ndim == 2 && s->ndim == 1
+                        ? nn_gemm_small(c, call, a, 2, false, s)
+                        : NULL;
+  if (r || c->failed) return nnu_ret(call, r);
   return nnu_ret(call, ts_rt_addmm(c, s, a, b, beta, alpha));
 }
 
@@ -610,8 +654,10 @@ static ts_rt_tensor *nn_dropout(ts_rt_ctx *c, ts_rt_tensor *x, double p, bool tr
   if (feature && nd < 2) return ts_rt_fail(c, "Feature dropout requires at least 2 dimensions in the input"), NULL;
   ts_rt_tensor *mask = ts_rt_tensor_new(c, TS_DT_FLOAT32, nd, msz, false);
   if (!mask) return NULL;
+  /* runs of a compiled model may drop out at once on several threads */
   static uint64_t seed_counter;
-  uint64_t st = (uint64_t)(uintptr_t)x ^ (++seed_counter * 0x2545F4914F6CDD1Dull);
+  uint64_t seed = __atomic_add_fetch(&seed_counter, 1, __ATOMIC_RELAXED);
+  uint64_t st = (uint64_t)(uintptr_t)x ^ (seed * 0x2545F4914F6CDD1Dull);
   float *m = ts_rt_tensor_data(mask);
   int64_t n = ts_rt_tensor_numel(mask);
   float keep = (float)(p == 1 ? 0.0 : 1.0 / (1.0 - p));

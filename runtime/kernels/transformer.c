@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "kernels/args.h"
+#include "kernels/gemm_small.h"
 #include "runtime.h"
 #include "tensor_ops.h"
 
@@ -132,6 +133,22 @@ static void tf_gemm(bool f64, bool trans_w, int64_t m, int64_t n, int64_t k, con
   else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, tw, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, w, (int)ldw, (float)beta,
                 out, (int)ldo);
+}
+
+/* out[m, n] (ldo) = a @ w[n, k]^T (+ bias), through w's packed copy when
+ * it has one (a float32 constant and few rows: gemm_small.c), else as
+ * tf_gemm. */
+static void tf_linear(ts_rt_ctx *c, const ts_rt_gemm_pack *pk, bool f64, int64_t m, int64_t n, int64_t k, const void *a,
+                      int64_t lda, const void *w, const void *bias, void *out, int64_t ldo) {
+  if (pk && !f64 && m > 0) ts_rt_gemm_small(c, pk, m, a, lda, bias, out, ldo);
+  else tf_gemm(f64, true, m, n, k, a, lda, w, k, bias, out, ldo);
+}
+
+/* The packed copy of weight input i ([n, k]) for m rows, or NULL (see
+ * ts_rt_gemm_pack_input). */
+static const ts_rt_gemm_pack *tf_pack(const ts_rt_call *call, uint32_t i, bool f64, int64_t m, int64_t n, int64_t k) {
+  const ts_rt_gemm_pack *pk = f64 ? NULL : ts_rt_gemm_pack_input(call, i, true, m);
+  return pk && ts_rt_gemm_pack_k(pk) == k && ts_rt_gemm_pack_n(pk) == n ? pk : NULL;
 }
 
 /* A key-side mask for the softmax: bool bytes (nonzero: masked out), either
@@ -297,6 +314,83 @@ static void tf_bias_scale_f32v(float *qkv, int64_t BL, int64_t E, const float *b
   }
 }
 
+/* The per-head products below are built for AVX-512, AVX2 and plain
+ * x86-64 (chosen when the library loads) at O3, as conv.c's hot loops. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+#define TF_HOT __attribute__((target_clones("avx512f", "avx2", "default"), optimize("O3")))
+#else
+#define TF_HOT
+#endif
+
+/* (loaded with memcpy in place: a function returning one would change the
+ * ABI of the generic build) */
+typedef float tf_v8 __attribute__((vector_size(32)));
+
+/* One float32 head's scores s [L, L] = q @ k^T (q, k: L rows of dh, row
+ * stride ld), in tiles of 4 rows x 8 columns held in vectors over the
+ * whole dh (k^T copied into kt, [dh, L rounded up to 8], zero padded):
+ * at these sizes OpenBLAS's entry path and packing cost more than the
+ * products. Rows past L in the last tile repeat row L-1 (computed, not
+ * stored). */
+TF_HOT static void tf_head_scores_f32(float *restrict s, const float *q, const float *k, int64_t ld, int64_t L,
+                                      int64_t dh, float *restrict kt) {
+  int64_t Lp = (L + 7) & ~(int64_t)7;
+  for (int64_t d = 0; d < dh; d++)
+    for (int64_t j = 0; j < Lp; j++) kt[d * Lp + j] = j < L ? k[j * ld + d] : 0.0f;
+  for (int64_t i0 = 0; i0 < L; i0 += 4) {
+    const float *q0 = q + i0 * ld, *q1 = q + (i0 + 1 < L ? i0 + 1 : L - 1) * ld;
+    const float *q2 = q + (i0 + 2 < L ? i0 + 2 : L - 1) * ld, *q3 = q + (i0 + 3 < L ? i0 + 3 : L - 1) * ld;
+    for (int64_t j0 = 0; j0 < Lp; j0 += 8) {
+      tf_v8 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+      for (int64_t d = 0; d < dh; d++) {
+        tf_v8 kv;
+        memcpy(&kv, kt + d * Lp + j0, sizeof kv);
+        a0 += q0[d] * kv;
+        a1 += q1[d] * kv;
+        a2 += q2[d] * kv;
+        a3 += q3[d] * kv;
+      }
+      tf_v8 acc[4] = {a0, a1, a2, a3};
+      int64_t nj = L - j0 < 8 ? L - j0 : 8;
+      for (int64_t r = 0; r < 4 && i0 + r < L; r++) memcpy(s + (i0 + r) * L + j0, &acc[r], (size_t)nj * sizeof(float));
+    }
+  }
+}
+
+/* One float32 head's context o [L, dh] (row stride ldo) = p [L, L] @ v
+ * (L rows of dh, row stride ld): rows of o in 8-column vectors, the
+ * columns past the last multiple of 8 one by one. */
+TF_HOT static void tf_head_ctx_f32(float *restrict o, int64_t ldo, const float *restrict p, const float *restrict v,
+                                   int64_t ld, int64_t L, int64_t dh) {
+  int64_t d8 = dh & ~(int64_t)7;
+  for (int64_t i = 0; i < L; i++) {
+    const float *pr = p + i * L;
+    float *restrict row = o + i * ldo;
+    for (int64_t d0 = 0; d0 < d8; d0 += 8) {
+      tf_v8 a0 = {0}, a1 = {0};
+      int64_t j = 0;
+      tf_v8 x0, x1;
+      for (; j + 1 < L; j += 2) {
+        memcpy(&x0, v + j * ld + d0, sizeof x0);
+        memcpy(&x1, v + (j + 1) * ld + d0, sizeof x1);
+        a0 += pr[j] * x0;
+        a1 += pr[j + 1] * x1;
+      }
+      if (j < L) {
+        memcpy(&x0, v + j * ld + d0, sizeof x0);
+        a0 += pr[j] * x0;
+      }
+      a0 += a1;
+      memcpy(row + d0, &a0, sizeof a0);
+    }
+    for (int64_t d = d8; d < dh; d++) {
+      float acc = 0;
+      for (int64_t j = 0; j < L; j++) acc += pr[j] * v[j * ld + d];
+      row[d] = acc;
+    }
+  }
+}
+
 /* Softmax of rows of n floats with no mask (tf_softmax_f32's common case):
  * max, exp(x - max) with its sum, then one multiply by the reciprocal. */
 static void tf_softmax_plain_f32(float *sc, int64_t rows, int64_t n) {
@@ -336,11 +430,15 @@ static void tf_relu_f32v(float *x, int64_t n) {
 
 /* ------------------------------------------------------------ attention */
 
+/* The longest sequence whose float32 heads run as direct loops. */
+#define TF_HEAD_SMALL 64
+
 /* The parameters of one attention block, in the compute dtype. */
 typedef struct tf_attn {
   bool f64;
   int64_t B, L, E, H;
   const void *wqkv, *bqkv, *wo, *bo; /* [3E, E], [3E], [E, E], [E] */
+  const ts_rt_gemm_pack *pqkv, *po;  /* packed wqkv, wo, or NULL */
 } tf_attn;
 
 /* out [B, L, E] = attention of q/k/v inputs (each [B*L, E] contiguous; the
@@ -368,7 +466,7 @@ static bool tf_attention(ts_rt_ctx *c, const tf_attn *p, const void *xq, const v
   const char *w = p->wqkv;
   /* The input projection without bias (PyTorch adds it with the scale). */
   if (xq == xk && xk == xv) {
-    tf_gemm(f64, true, BL, 3 * E, E, xq, E, w, E, NULL, qkv, 3 * E);
+    tf_linear(c, p->pqkv, f64, BL, 3 * E, E, xq, E, w, NULL, qkv, 3 * E);
   } else {
     const void *xs[3] = {xq, xk, xv};
     for (int i = 0; i < 3; i++)
@@ -379,10 +477,18 @@ static bool tf_attention(ts_rt_ctx *c, const tf_attn *p, const void *xq, const v
   if (f64) tf_bias_scale_f64((double *)(void *)qkv, BL, E, p->bqkv, 1.0 / sqrt((double)dh));
   else tf_bias_scale_f32v((float *)(void *)qkv, BL, E, p->bqkv, 1.0f / sqrtf((float)dh));
   int64_t ld = 3 * E;
+  /* float32 heads of a short sequence: the direct loops (scratch for k^T) */
+  float *kt = !f64 && L <= TF_HEAD_SMALL ? ts_rt_malloc((size_t)(dh * ((L + 7) & ~(int64_t)7)) * sizeof(float) + 1)
+                                         : NULL;
   for (int64_t b = 0; b < B; b++)
     for (int64_t h = 0; h < H; h++) {
       size_t qoff = (size_t)(b * L * ld + h * dh) * es, koff = qoff + (size_t)E * es;
-      tf_gemm(f64, true, L, L, dh, qkv + qoff, ld, qkv + koff, ld, NULL, scd + (size_t)((b * H + h) * L * L) * es, L);
+      char *so = scd + (size_t)((b * H + h) * L * L) * es;
+      if (kt)
+        tf_head_scores_f32((float *)(void *)so, (const float *)(const void *)(qkv + qoff),
+                           (const float *)(const void *)(qkv + koff), ld, L, dh, kt);
+      else
+        tf_gemm(f64, true, L, L, dh, qkv + qoff, ld, qkv + koff, ld, NULL, so, L);
     }
   if (f64) tf_softmax_f64((double *)(void *)scd, B, H, L, mk);
   else if (!mk->m && !mk->lens) tf_softmax_plain_f32((float *)(void *)scd, B * H * L, L);
@@ -392,10 +498,15 @@ static bool tf_attention(ts_rt_ctx *c, const tf_attn *p, const void *xq, const v
     for (int64_t h = 0; h < H; h++) {
       int64_t bh = b * H + h;
       size_t voff = (size_t)(b * L * ld + 2 * E + h * dh) * es;
-      tf_gemm(f64, false, L, dh, L, scd + (size_t)(bh * L * L) * es, L, qkv + voff, ld, NULL,
-              ctx + (size_t)(b * L * E + h * dh) * es, E);
+      char *pr = scd + (size_t)(bh * L * L) * es, *co = ctx + (size_t)(b * L * E + h * dh) * es;
+      if (kt)
+        tf_head_ctx_f32((float *)(void *)co, E, (const float *)(const void *)pr,
+                        (const float *)(const void *)(qkv + voff), ld, L, dh);
+      else
+        tf_gemm(f64, false, L, dh, L, pr, L, qkv + voff, ld, NULL, co, E);
     }
-  tf_gemm(f64, true, BL, E, E, ctx, E, p->wo, E, p->bo, out, E);
+  ts_rt_free(kt);
+  tf_linear(c, p->po, f64, BL, E, E, ctx, E, p->wo, p->bo, out, E);
   tf_release_all(tmp, 2);
   if (probs_out) *probs_out = sc;
   else ts_rt_tensor_release(sc);
@@ -536,8 +647,9 @@ static bool tf_mha(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor **out, ts_rt_ten
   const void *xq = ts_rt_tensor_data(tmp[1]);
   const void *xk = k == q ? xq : ts_rt_tensor_data(tmp[2]);
   const void *xv = v == q ? xq : ts_rt_tensor_data(tmp[3]);
-  tf_attn p = {cd == TS_DT_FLOAT64, B, L, E, H, ts_rt_tensor_data(tmp[4]), ts_rt_tensor_data(tmp[5]),
-               ts_rt_tensor_data(tmp[6]), ts_rt_tensor_data(tmp[7])};
+  bool f64 = cd == TS_DT_FLOAT64;
+  tf_attn p = {f64, B, L, E, H, ts_rt_tensor_data(tmp[4]), ts_rt_tensor_data(tmp[5]), ts_rt_tensor_data(tmp[6]),
+               ts_rt_tensor_data(tmp[7]), tf_pack(call, 5, f64, B * L, 3 * E, E), tf_pack(call, 7, f64, B * L, E, E)};
   int64_t s[3] = {B, L, E};
   res = nq ? tf_nested_new(c, cd, B, L, E, nq->len) : ts_rt_tensor_new(c, cd, 3, s, false);
   if (!res || !tf_attention(c, &p, xq, xk, xv, &mk, ts_rt_tensor_data(res), &probs)) goto done;
@@ -665,7 +777,8 @@ static bool tf_encoder(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor **result) {
       TF_LN(xn, x, 10, 11);
       ain = xn;
     }
-    tf_attn at = {f64, B, L, E, H, TF_D(3), TF_D(4), TF_D(5), TF_D(6)};
+    tf_attn at = {f64, B, L, E, H, TF_D(3), TF_D(4), TF_D(5), TF_D(6), tf_pack(call, 3, f64, BL, 3 * E, E),
+                  tf_pack(call, 5, f64, BL, E, E)};
     if (!tf_attention(c, &at, ain, ain, ain, &mk, res, NULL)) goto done;
     if (f64) tf_add_f64(res, x, BL * E);
     else tf_add_f32v(res, x, BL * E);
@@ -679,11 +792,11 @@ static bool tf_encoder(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor **result) {
     } else {
       TF_LN(pre, res, 10, 11);
     }
-    tf_gemm(f64, true, BL, F, E, fin, E, TF_D(14), E, TF_D(15), hid, F);
+    tf_linear(c, tf_pack(call, 14, f64, BL, F, E), f64, BL, F, E, fin, E, TF_D(14), TF_D(15), hid, F);
     if (f64) tf_act_f64(hid, BLF, use_gelu);
     else if (use_gelu) tf_act_f32(hid, BLF, true);
     else tf_relu_f32v(hid, BLF);
-    tf_gemm(f64, true, BL, E, F, hid, F, TF_D(16), F, TF_D(17), res, E);
+    tf_linear(c, tf_pack(call, 16, f64, BL, E, F), f64, BL, E, F, hid, F, TF_D(16), TF_D(17), res, E);
     if (f64) tf_add_f64(res, pre, BL * E);
     else tf_add_f32v(res, pre, BL * E);
     if (!norm_first) TF_LN(res, res, 12, 13);
