@@ -903,6 +903,9 @@ static bool ts_en_lower_groups(ts_en *e, const ts_block *blk) {
     if (!ts_node_is(n, TS_K_prim_FusionGroup))
       continue;
     char name[96];
+    snprintf(name, sizeof name, "code generation (fusion group of node %u)", e->num[n->id]);
+    if (ts_pass_past_deadline(e->o->deadline, e->o->time_limit, name, e->d))
+      return false;
     snprintf(name, sizeof name, "%s.kernel%u", e->o->name, e->num[n->id]);
     ts_diag why = {0};
     why.max_errors = 1;
@@ -1021,6 +1024,8 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
     if (!ts_en_entry(&e))
       goto out;
   }
+  /* run_static lays out a run's own state in the arena too (reentrant runs) */
+  arena_heap += ts_rt_aot_call_bytes(ts_block_ninputs(g->block), ts_block_noutputs(g->block));
   stats->arena_heap_bytes = arena_heap;
 
   /* the descriptor */

@@ -6,9 +6,11 @@
  * allocation. */
 #include "archive.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <zip.h>
 
 /* Entries over this size must respect the compression ratio limit; small
@@ -204,9 +206,149 @@ static bool ts_fe_a_scan(ts_fe_archive *a, ts_diag *d) {
   return ok;
 }
 
+/* The archive's raw bytes, for what libzip does not tell: where each entry
+ * lies. Either a buffer or an open file. */
+typedef struct ts_fe_a_raw {
+  const uint8_t *buf;
+  FILE *f;
+  uint64_t len;
+} ts_fe_a_raw;
+
+static bool ts_fe_a_raw_read(ts_fe_a_raw *r, uint64_t off, void *dst, size_t n) {
+  if (off > r->len || n > r->len - off)
+    return false;
+  if (r->buf) {
+    memcpy(dst, r->buf + off, n);
+    return true;
+  }
+  return off <= (uint64_t)INT64_MAX && fseeko(r->f, (off_t)off, SEEK_SET) == 0 && fread(dst, 1, n, r->f) == n;
+}
+
+static uint16_t ts_fe_a_u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t ts_fe_a_u32(const uint8_t *p) { return (uint32_t)ts_fe_a_u16(p) | (uint32_t)ts_fe_a_u16(p + 2) << 16; }
+static uint64_t ts_fe_a_u64(const uint8_t *p) { return (uint64_t)ts_fe_a_u32(p) | (uint64_t)ts_fe_a_u32(p + 4) << 32; }
+
+/* The offset of the central directory: from the end of central directory
+ * record that ends the file exactly (its comment reaching the last byte),
+ * or from the zip64 record it points to. */
+static bool ts_fe_a_cd_offset(ts_fe_a_raw *r, uint64_t *cd) {
+  uint8_t tail[22 + 65535];
+  size_t n = r->len < sizeof tail ? (size_t)r->len : sizeof tail;
+  if (n < 22 || !ts_fe_a_raw_read(r, r->len - n, tail, n))
+    return false;
+  for (size_t p = n - 22 + 1; p-- > 0;) {
+    if (ts_fe_a_u32(tail + p) != 0x06054B50 || p + 22 + ts_fe_a_u16(tail + p + 20) != n)
+      continue;
+    uint64_t eocd = r->len - n + p;
+    *cd = ts_fe_a_u32(tail + p + 16);
+    if (*cd != 0xFFFFFFFFu && ts_fe_a_u16(tail + p + 10) != 0xFFFF)
+      return true;
+    uint8_t loc[20], rec[56];
+    if (eocd < 20 || !ts_fe_a_raw_read(r, eocd - 20, loc, sizeof loc) || ts_fe_a_u32(loc) != 0x07064B50 ||
+        !ts_fe_a_raw_read(r, ts_fe_a_u64(loc + 8), rec, sizeof rec) || ts_fe_a_u32(rec) != 0x06064B50)
+      return false;
+    *cd = ts_fe_a_u64(rec + 48);
+    return true;
+  }
+  return false;
+}
+
+typedef struct ts_fe_a_span {
+  uint64_t begin, end; /* local header to the end of the data */
+  uint32_t index;
+} ts_fe_a_span;
+
+static int ts_fe_a_cmp_span(const void *a, const void *b) {
+  const ts_fe_a_span *x = a, *y = b;
+  return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/* Reads central directory record `i` at *pos (moving *pos past it) and the
+ * local header it points to: the entry's span in the file. */
+static bool ts_fe_a_span_of(ts_fe_a_raw *r, uint64_t *pos, ts_fe_a_span *s) {
+  uint8_t h[46], x[65535];
+  if (!ts_fe_a_raw_read(r, *pos, h, sizeof h) || ts_fe_a_u32(h) != 0x02014B50)
+    return false;
+  uint16_t nlen = ts_fe_a_u16(h + 28), xlen = ts_fe_a_u16(h + 30), clen = ts_fe_a_u16(h + 32);
+  uint64_t usize = ts_fe_a_u32(h + 24), csize = ts_fe_a_u32(h + 20), off = ts_fe_a_u32(h + 42);
+  if (!ts_fe_a_raw_read(r, *pos + 46 + nlen, x, xlen))
+    return false;
+  /* zip64: the 64-bit values stand in the 0x0001 extra field, in this order,
+   * for those whose 32-bit field is all ones */
+  for (uint32_t k = 0; k + 4 <= xlen;) {
+    uint16_t id = ts_fe_a_u16(x + k), len = ts_fe_a_u16(x + k + 2);
+    if (k + 4 + (uint32_t)len > xlen)
+      break;
+    if (id == 0x0001) {
+      const uint8_t *v = x + k + 4, *e = v + len;
+      uint64_t *fields[3] = {&usize, &csize, &off};
+      for (int f = 0; f < 3; f++)
+        if (*fields[f] == 0xFFFFFFFFu) {
+          if (e - v < 8)
+            return false;
+          *fields[f] = ts_fe_a_u64(v);
+          v += 8;
+        }
+      break;
+    }
+    k += 4 + len;
+  }
+  *pos += 46 + (uint64_t)nlen + xlen + clen;
+  uint8_t l[30];
+  if (!ts_fe_a_raw_read(r, off, l, sizeof l) || ts_fe_a_u32(l) != 0x04034B50)
+    return false;
+  uint64_t data = off + 30 + ts_fe_a_u16(l + 26) + ts_fe_a_u16(l + 28);
+  if (csize > r->len || data > r->len - csize)
+    return false;
+  s->begin = off;
+  s->end = data + csize;
+  return true;
+}
+
+/* No two entries may share bytes: a central directory record pointing into
+ * another entry's data (the trick of overlapping zip bombs, where many
+ * records inflate the same compressed bytes) or two headers whose data
+ * ranges overlap. libzip checks each record against its local header, not
+ * the records against each other. */
+static bool ts_fe_a_check_overlap(ts_fe_archive *a, ts_fe_a_raw *r, ts_diag *d) {
+  zip_int64_t ne = zip_get_num_entries(a->zip, 0);
+  uint64_t pos;
+  if (ne <= 1)
+    return true;
+  ts_fe_a_span *s = calloc((size_t)ne, sizeof *s);
+  if (!s) {
+    ts_diag_error(d, "%s: out of memory reading the central directory", a->display_name);
+    return false;
+  }
+  bool ok = ts_fe_a_cd_offset(r, &pos);
+  for (zip_int64_t i = 0; ok && i < ne; i++) {
+    s[i].index = (uint32_t)i;
+    ok = ts_fe_a_span_of(r, &pos, &s[i]);
+  }
+  if (!ok) {
+    ts_diag_error(d, "%s: broken zip archive: a central directory record or local header cannot be read",
+                  a->display_name);
+  } else {
+    qsort(s, (size_t)ne, sizeof *s, ts_fe_a_cmp_span);
+    for (zip_int64_t i = 1; ok && i < ne; i++)
+      if (s[i].begin < s[i - 1].end) {
+        char q1[128], q2[128];
+        const char *n1 = zip_get_name(a->zip, s[i - 1].index, ZIP_FL_ENC_RAW);
+        const char *n2 = zip_get_name(a->zip, s[i].index, ZIP_FL_ENC_RAW);
+        ts_diag_error(d, "%s: broken zip archive: entries '%s' (bytes %llu to %llu) and '%s' (from byte %llu) overlap",
+                      a->display_name, ts_fe_a_quote(q1, sizeof q1, n1 ? n1 : "?"),
+                      (unsigned long long)s[i - 1].begin, (unsigned long long)s[i - 1].end,
+                      ts_fe_a_quote(q2, sizeof q2, n2 ? n2 : "?"), (unsigned long long)s[i].begin);
+        ok = false;
+      }
+  }
+  free(s);
+  return ok;
+}
+
 /* Finishes an archive whose zip is open: on failure everything is freed. */
-static ts_fe_archive *ts_fe_a_finish(ts_fe_archive *a, ts_diag *d) {
-  if (!ts_fe_a_scan(a, d)) {
+static ts_fe_archive *ts_fe_a_finish(ts_fe_archive *a, ts_fe_a_raw *raw, ts_diag *d) {
+  if (!ts_fe_a_scan(a, d) || !ts_fe_a_check_overlap(a, raw, d)) {
     ts_fe_archive_close(a);
     return NULL;
   }
@@ -266,7 +408,21 @@ ts_fe_archive *ts_fe_archive_open(const char *path, const ts_fe_limits *lim, ts_
     ts_fe_archive_close(a);
     return NULL;
   }
-  return ts_fe_a_finish(a, d);
+  ts_fe_a_raw raw = {.f = fopen(path, "rb")};
+  off_t end = -1;
+  if (raw.f && fseeko(raw.f, 0, SEEK_END) == 0)
+    end = ftello(raw.f);
+  if (end < 0) {
+    ts_diag_error(d, "%s: cannot open: %s", a->display_name, strerror(errno));
+    if (raw.f)
+      fclose(raw.f);
+    ts_fe_archive_close(a);
+    return NULL;
+  }
+  raw.len = (uint64_t)end;
+  a = ts_fe_a_finish(a, &raw, d);
+  fclose(raw.f);
+  return a;
 }
 
 ts_fe_archive *ts_fe_archive_open_buffer(const void *data, size_t len, const char *display_name,
@@ -288,7 +444,8 @@ ts_fe_archive *ts_fe_archive_open_buffer(const void *data, size_t len, const cha
     return NULL;
   }
   zip_error_fini(&err);
-  return ts_fe_a_finish(a, d);
+  ts_fe_a_raw raw = {.buf = data, .len = len};
+  return ts_fe_a_finish(a, &raw, d);
 }
 
 void ts_fe_archive_close(ts_fe_archive *a) {

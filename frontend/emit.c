@@ -2366,6 +2366,12 @@ static bool ts_e_stmts(ts_em *e, const ts_ast_list *body) {
       return false;
     if (e->oom)
       return false;
+    /* graph size: a long source deflates well; its graph stops at the
+     * budget inlining has (nodes made so far, dead ones too) */
+    if (e->g->next_node_id > TS_PASS_MAX_NODES) {
+      ts_e_error(e, st->range, "the function makes more than %d nodes (graph size limit)", TS_PASS_MAX_NODES);
+      return false;
+    }
   }
   return true;
 }

@@ -14,10 +14,29 @@
  * (tuples and lists element by element, a List[int]/List[float] as one
  * int64/float64 tensor, numbers as 0-d tensors), as `tsaot-run` writes them.
  *
- * A model is run by one thread at a time. NAME_init is optional: the first
- * run calls it. It may allocate (it reads the embedded graphs and binds the
- * kernels); NAME_run_static does not allocate with malloc: every tensor of
- * the run lives in the caller's arena.
+ * Threads: NAME_run and NAME_run_static may be called by several threads
+ * at once on the same model (run_static with one arena per concurrent
+ * call); each call has its own state, and NAME_last_error/last_bailout
+ * report the calling thread's last call. Runs of a model that writes its
+ * module's attributes or its own constants take turns. NAME_init is
+ * optional: the first call runs it, once, whichever thread gets there first.
+ * NAME_set_threads, NAME_profile and NAME_release must not be called while
+ * runs of the model go on; profiling times one run at a time. Kernel
+ * threads (set_threads > 1) are shared by the model's runs: a run that finds
+ * them busy runs its kernels on its own thread. OpenBLAS's thread count is
+ * process-wide.
+ *
+ * Init may allocate (it reads the embedded graphs and binds the kernels);
+ * NAME_run_static does not allocate with malloc: every tensor of the run and
+ * the run's own state live in the caller's arena.
+ *
+ * Caller tensors are checked, never trusted: a NULL array or pointer, a
+ * tensor off the CPU (kDLCPU), of another dtype or lanes != 1, of a rank
+ * outside 0..64, a NULL shape, negative sizes or strides, an extent or
+ * byte_offset that overflows, NULL data for a non-empty tensor, or data not
+ * aligned to its elements is refused with TSAOT_E_INPUT (inputs) or
+ * TSAOT_E_OUTPUT (outputs) and the reason in NAME_last_error. No entry
+ * point aborts or exits.
  */
 #ifndef TSAOT_H
 #define TSAOT_H
@@ -41,7 +60,9 @@ enum {
   TSAOT_E_RUN = 2,    /* the model raised, or an op failed (bad shapes, ...) */
   TSAOT_E_ARENA = 3,  /* run_static: arena too small or not 64-byte aligned */
   TSAOT_E_OUTPUT = 4, /* run_static: outputs other than the caller's tensors
-                         (count, dtype, shape), or run: more than max_outputs */
+                         (count, dtype, shape) or tensors the ABI does not
+                         take; run: more than max_outputs, or NULL outputs
+                         or noutputs */
   TSAOT_E_INIT = 5,   /* the embedded program could not be loaded (out of memory) */
 };
 
@@ -92,14 +113,15 @@ typedef struct tsaot_profile_row {
    * dtypes and shapes must be the output specs'). No malloc. */                                           \
   int NAME##_run_static(const DLTensor *inputs, int ninputs, DLTensor *outputs, int noutputs, void *arena, \
                         size_t arena_size);                                                                \
-  /* Why the last call failed, or why the last run left the compiled code                                 \
-   * ("" if it did not); valid until the next call. */                                                     \
+  /* Why the calling thread's last call failed, or why its last run left                                   \
+   * the compiled code ("" if it did not); valid until its next call (a                                    \
+   * thread remembers its last 4 models). */                                                               \
   const char *NAME##_last_error(void);                                                                     \
-  /* 1 if the last run ran in the interpreter because its inputs were off                                  \
-   * the specialisation. */                                                                                \
+  /* 1 if the calling thread's last run ran in the interpreter because its                                 \
+   * inputs were off the specialisation. */                                                                \
   int NAME##_last_bailout(void);                                                                           \
   /* Profiling, for tsaot-bench --profile: 1 starts timing every node from                                 \
-   * zero (a clock read around each), 0 stops. */                                                           \
+   * zero (a clock read around each), 0 stops. One run at a time while on. */                               \
   int NAME##_profile(int enable);                                                                          \
   /* The nodes timed since profiling started, in order of first run: writes                                \
    * at most max rows and returns how many there are. The strings live until                               \

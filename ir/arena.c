@@ -1,6 +1,7 @@
 /* ir/arena.c: the bump allocator that owns a graph's memory. */
 #include "ir.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,30 @@ struct ts_arena_chunk {
 
 enum { TS_ARENA_CHUNK = 64 * 1024 };
 
+/* All arenas' chunk bytes, against the optional process-wide limit. */
+static atomic_size_t ts_arena_total, ts_arena_total_max;
+static atomic_bool ts_arena_total_hit;
+
+void ts_arena_set_total_limit(size_t bytes) {
+  atomic_store(&ts_arena_total_max, bytes);
+  atomic_store(&ts_arena_total_hit, false);
+}
+
+bool ts_arena_total_limit_hit(void) { return atomic_load(&ts_arena_total_hit); }
+
+/* Counts a new chunk of `bytes` against the limit: false (nothing counted)
+ * when it would pass it. */
+static bool ts_arena_total_take(size_t bytes) {
+  size_t max = atomic_load(&ts_arena_total_max);
+  size_t before = atomic_fetch_add(&ts_arena_total, bytes);
+  if (max && (before + bytes < before || before + bytes > max)) {
+    atomic_fetch_sub(&ts_arena_total, bytes);
+    atomic_store(&ts_arena_total_hit, true);
+    return false;
+  }
+  return true;
+}
+
 void ts_arena_init(ts_arena *a, size_t limit) {
   memset(a, 0, sizeof *a);
   a->limit = limit;
@@ -21,6 +46,7 @@ void ts_arena_release(ts_arena *a) {
   struct ts_arena_chunk *c = a->head;
   while (c) {
     struct ts_arena_chunk *next = c->next;
+    atomic_fetch_sub(&ts_arena_total, sizeof *c + c->size);
     free(c);
     c = next;
   }
@@ -41,8 +67,13 @@ void *ts_arena_alloc(ts_arena *a, size_t size) {
   struct ts_arena_chunk *c = a->head;
   if (!c || c->size - c->used < need) {
     size_t cap = need > TS_ARENA_CHUNK ? need : TS_ARENA_CHUNK;
+    if (!ts_arena_total_take(sizeof *c + cap)) {
+      a->failed = true;
+      return NULL;
+    }
     c = malloc(sizeof *c + cap);
     if (!c) {
+      atomic_fetch_sub(&ts_arena_total, sizeof *c + cap);
       a->failed = true;
       return NULL;
     }

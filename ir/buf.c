@@ -7,6 +7,13 @@
 #include <string.h>
 
 void ts_buf_free(ts_buf *b) {
+  if (b->fixed) {
+    b->len = 0;
+    if (b->cap)
+      b->data[0] = 0;
+    b->failed = false;
+    return;
+  }
   free(b->data);
   memset(b, 0, sizeof *b);
 }
@@ -21,6 +28,10 @@ static bool ts_buf_reserve(ts_buf *b, size_t extra) {
   size_t need = b->len + extra + 1;
   if (need <= b->cap)
     return true;
+  if (b->fixed) {
+    b->failed = true;
+    return false;
+  }
   size_t cap = b->cap ? b->cap : 256;
   while (cap < need)
     cap = cap > SIZE_MAX / 2 ? need : cap * 2;
@@ -52,6 +63,13 @@ void ts_buf_vprintf(ts_buf *b, const char *fmt, va_list ap) {
   va_copy(ap2, ap);
   int n = vsnprintf(NULL, 0, fmt, ap2);
   va_end(ap2);
+  if (n >= 0 && b->fixed && !b->failed && b->len + 1 < b->cap && b->len + (size_t)n + 1 > b->cap) {
+    /* what fits */
+    vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+    b->len = b->cap - 1;
+    b->failed = true;
+    return;
+  }
   if (n < 0 || !ts_buf_reserve(b, (size_t)n)) {
     b->failed = true;
     return;

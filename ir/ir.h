@@ -64,6 +64,12 @@ void *ts_arena_alloc(ts_arena *a, size_t size);
 void *ts_arena_grow(ts_arena *a, void *old, size_t old_n, size_t new_n, size_t elem);
 char *ts_arena_strndup(ts_arena *a, const char *s, size_t n);
 char *ts_arena_strdup(ts_arena *a, const char *s);
+/* A process-wide bound on the bytes all arenas hold together (0, the
+ * default: none), for a compiler's memory budget: past it, allocations fail
+ * as when malloc does (`failed` set), and ts_arena_total_limit_hit() says
+ * why afterwards. */
+void ts_arena_set_total_limit(size_t bytes);
+bool ts_arena_total_limit_hit(void);
 
 /* ------------------------------------------------------------------ buf.c */
 
@@ -73,6 +79,9 @@ struct ts_buf {
   char *data;
   size_t len, cap;
   bool failed;
+  /* data is the caller's cap bytes, never reallocated nor freed: text past
+   * them is cut off (and failed set) */
+  bool fixed;
 };
 
 void ts_buf_free(ts_buf *b);

@@ -871,7 +871,8 @@ static bool ts_al_node_writes(ts_alias_db *db, const ts_node *n, const uint32_t 
     }
   if (db->oom)
     return false;
-  uint32_t len = ts_al_sort_unique(tmp->v + base, tmp->n - base);
+  /* tmp->v is NULL while nothing was ever pushed: NULL + 0 is undefined */
+  uint32_t len = tmp->n > base ? ts_al_sort_unique(tmp->v + base, tmp->n - base) : 0;
   db->nw_off[ns] = db->nw.n;
   db->nw_len[ns] = len;
   for (uint32_t k = 0; k < len; k++)

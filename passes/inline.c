@@ -18,7 +18,11 @@
  * place even when nothing uses it any more; dead code elimination removes
  * it. Not modelled: inlined call stacks (PyTorch records the callee and
  * module instance on each copied node), the "fallback" function
- * attribute. */
+ * attribute.
+ *
+ * The graph may not grow past a node budget (TS_PASS_MAX_NODES by default):
+ * each callee's nodes are counted before it is copied in, and a call that
+ * would pass the budget is an error naming the callee and the limit. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -68,7 +72,28 @@ static bool ts_inline_call(ts_node *call, const ts_graph *callee, ts_diag *d) {
   return ok;
 }
 
-static bool ts_inline_block(ts_block *b, ts_pass_callee_fn callee_fn, void *ctx, ts_diag *d) {
+/* A walk's state: the resolver and the graph's node count against its
+ * budget (nested blocks and subgraphs counted, as ts_pass_count_nodes). */
+typedef struct ts_inline {
+  ts_pass_callee_fn callee_fn;
+  void *ctx;
+  ts_diag *d;
+  uint64_t nodes, max_nodes;
+} ts_inline;
+
+/* The callee's name for a message: the function's qualified name, or the
+ * method's name. */
+static const char *ts_inline_callee_name(const ts_node *call, bool fn) {
+  if (fn) {
+    const ts_type *t = call->inputs[0]->type;
+    return t && t->name ? t->name : "a function";
+  }
+  const ts_attr *a = ts_node_attr(call, "name");
+  return a && a->kind == TS_ATTR_STR ? a->u.s : "a method";
+}
+
+static bool ts_inline_block(ts_inline *w, ts_block *b) {
+  ts_diag *d = w->d;
   for (ts_node *n = ts_block_first(b); n != b->ret;) {
     ts_node *next = n->next; /* the copy goes before n, n goes */
     bool fn = ts_node_is(n, TS_K_prim_CallFunction), method = ts_node_is(n, TS_K_prim_CallMethod);
@@ -78,20 +103,30 @@ static bool ts_inline_block(ts_block *b, ts_pass_callee_fn callee_fn, void *ctx,
                                 : "prim::CallMethod has no self input");
         return false;
       }
-      const ts_graph *callee = callee_fn(ctx, n, d);
+      const ts_graph *callee = w->callee_fn(w->ctx, n, d);
       if (!callee)
         return false;
       if (callee == ts_pass_callee_keep) {
         n = next;
         continue;
       }
+      /* Checked before copying: a chain of functions each calling the one
+       * before twice doubles the graph at every level. */
+      uint64_t add = ts_pass_count_nodes(callee);
+      if (w->max_nodes && w->nodes - 1 + add > w->max_nodes) {
+        ts_diag_error(d, "inline: inlining %s would make the graph %llu nodes, over the limit of %llu (graph size)",
+                      ts_inline_callee_name(n, fn), (unsigned long long)(w->nodes - 1 + add),
+                      (unsigned long long)w->max_nodes);
+        return false;
+      }
+      w->nodes = w->nodes - 1 + add;
       if (fn)
         ts_node_remove_input(n, 0);
       if (!ts_inline_call(n, callee, d))
         return false;
     } else {
       for (uint32_t i = 0; i < n->nblocks; i++)
-        if (!ts_inline_block(n->blocks[i], callee_fn, ctx, d))
+        if (!ts_inline_block(w, n->blocks[i]))
           return false;
     }
     n = next;
@@ -99,10 +134,15 @@ static bool ts_inline_block(ts_block *b, ts_pass_callee_fn callee_fn, void *ctx,
   return true;
 }
 
-bool ts_pass_inline(ts_graph *g, ts_pass_callee_fn callee, void *ctx, ts_diag *d) {
+bool ts_pass_inline_limited(ts_graph *g, ts_pass_callee_fn callee, void *ctx, uint64_t max_nodes, ts_diag *d) {
   if (!callee) {
     ts_diag_error(d, "inline: no callee resolver");
     return false;
   }
-  return ts_inline_block(g->block, callee, ctx, d) && ts_graph_ok(g);
+  ts_inline w = {.callee_fn = callee, .ctx = ctx, .d = d, .max_nodes = max_nodes, .nodes = ts_pass_count_nodes(g)};
+  return ts_inline_block(&w, g->block) && ts_graph_ok(g);
+}
+
+bool ts_pass_inline(ts_graph *g, ts_pass_callee_fn callee, void *ctx, ts_diag *d) {
+  return ts_pass_inline_limited(g, callee, ctx, TS_PASS_MAX_NODES, d);
 }

@@ -26,6 +26,14 @@ extern ts_graph *const ts_pass_callee_keep;
  * not inlined again: callees handed out by the resolver are expected to be
  * inlined already (PyTorch inlines a callee's optimized graph). */
 bool ts_pass_inline(ts_graph *g, ts_pass_callee_fn callee, void *ctx, ts_diag *d);
+/* Graph size: the most nodes (nested blocks and subgraphs counted) inlining
+ * may grow a graph to, by default. Large real models inline to
+ * tens of thousands; a chain of functions calling the one before twice
+ * would double at each level without it. */
+enum { TS_PASS_MAX_NODES = 1 << 17 };
+/* ts_pass_inline with a node budget of its own (0: none): a call whose
+ * callee would take the graph past `max_nodes` is an error naming it. */
+bool ts_pass_inline_limited(ts_graph *g, ts_pass_callee_fn callee, void *ctx, uint64_t max_nodes, ts_diag *d);
 
 /* constant_pooling.c: one prim::Constant per distinct value (and type),
  * hoisted to the start of the graph, as torch::jit::ConstantPooling. */
@@ -148,7 +156,17 @@ typedef struct ts_pass_env {
   const char *log_passes;
   ts_buf *log; /* NULL: stderr */
   bool no_verify; /* skip the verifier after each pass (looking at bugs) */
+  /* compile-time budget: ts_pass_now() past `deadline` (0: none) after a
+   * pass ends the list with an error naming the pass and `time_limit` */
+  double deadline, time_limit;
 } ts_pass_env;
+
+/* CLOCK_MONOTONIC in seconds, the clock of ts_pass_env.deadline. */
+double ts_pass_now(void);
+/* Whether `deadline` (0: none) has passed; if so, says so in `d`: "compilation
+ * passed its time limit of <time_limit> s in <where> (raise it with
+ * --time-limit)". For the pipeline and code generation alike. */
+bool ts_pass_past_deadline(double deadline, double time_limit, const char *where, ts_diag *d);
 
 typedef bool (*ts_pass_run_fn)(ts_graph *g, const ts_pass_env *env);
 
@@ -250,8 +268,12 @@ bool ts_pass_cse(ts_graph *g, ts_diag *d);
 
 /* unroll.c: loops with a constant trip count of at most 8 iterations and
  * no nested loops are unrolled (UnrollLoops does more; the limit keeps
- * graphs small). */
+ * graphs small). The copies it makes in one run are budgeted (16,384
+ * nodes): loops whose copies would pass what is left
+ * stay loops. */
 bool ts_pass_unroll(ts_graph *g, ts_diag *d);
+/* The same with a budget of `max_new_nodes` nodes. */
+bool ts_pass_unroll_limited(ts_graph *g, uint64_t max_new_nodes, ts_diag *d);
 
 /* remove_mutation.c: RemoveListMutation + RemoveTensorMutation: an in-place
  * op (add_, relu_, masked_fill_, ...) on a fresh value (not a graph input,

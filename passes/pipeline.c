@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ------------------------------------------------------------- adapters */
 
@@ -137,6 +138,19 @@ uint32_t ts_pass_count_kind(const ts_graph *g, ts_kind k) { return ts_pl_count_b
 
 /* ------------------------------------------------------------ running */
 
+double ts_pass_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+bool ts_pass_past_deadline(double deadline, double time_limit, const char *where, ts_diag *d) {
+  if (deadline <= 0 || ts_pass_now() <= deadline)
+    return false;
+  ts_diag_error(d, "compilation passed its time limit of %g s in %s (raise it with --time-limit)", time_limit, where);
+  return true;
+}
+
 /* Whether `name` is in the comma-separated `list` ("all" matches all). */
 static bool ts_pl_listed(const char *list, const char *name) {
   size_t n = strlen(name);
@@ -189,6 +203,10 @@ bool ts_pass_run_list(ts_graph *g, const char *names, const ts_pass_env *env) {
       return false;
     }
     ts_pl_log(e, list, info->name, g);
+    char where[64];
+    snprintf(where, sizeof where, "pass '%s'", info->name);
+    if (ts_pass_past_deadline(e->deadline, e->time_limit, where, e->d))
+      return false;
     p += k + (p[k] == ',');
   }
   return true;

@@ -17,15 +17,34 @@
  * Where this does less: PyTorch also unrolls longer loops by a factor of 8
  * (a loop of 8-iteration bodies plus an epilogue) and limits bodies to 32
  * nodes; here longer loops are left as they are, and the body size is not
- * limited (8 copies of any body at most). */
+ * limited (8 copies of any body at most). Instead, the nodes one run of the
+ * pass may create are budgeted (16,384 by default): nested loops
+ * of 8 trips each multiply by 8 at every level, and a loop whose copies
+ * would pass what is left of the budget stays a loop (unrolling is an
+ * optimization; the loop is still correct). */
 #include "passes.h"
 
-enum { TS_UNROLL_MAX_TRIPS = 8 };
+/* TS_UNROLL_MAX_NEW_NODES: some passes after unroll grow faster than
+ * linearly with the graph (262,144 unrolled nodes took 10 s of passes), so
+ * unrolling stops well before the graph size limit. */
+enum { TS_UNROLL_MAX_TRIPS = 8, TS_UNROLL_MAX_NEW_NODES = 1 << 14 };
 
 typedef struct ts_unroll {
   bool changed;
   bool oom;
+  uint64_t budget; /* nodes the pass may still create */
 } ts_unroll;
+
+/* Nodes in a block, nested blocks included. */
+static uint64_t ts_unroll_count(const ts_block *b) {
+  uint64_t n = 0;
+  for (ts_node *x = ts_block_first(b); x != b->ret; x = x->next) {
+    n++;
+    for (uint32_t i = 0; i < x->nblocks; i++)
+      n += ts_unroll_count(x->blocks[i]);
+  }
+  return n;
+}
 
 static bool ts_unroll_has_loop(const ts_block *b) {
   for (ts_node *n = ts_block_first(b); n != b->ret; n = n->next) {
@@ -91,15 +110,23 @@ static void ts_unroll_block(ts_unroll *u, ts_block *b) {
       ts_unroll_block(u, n->blocks[i]);
     if (ts_node_is(n, TS_K_prim_Loop)) {
       int64_t trips = ts_unroll_trips(n);
-      if (trips >= 0 && trips <= TS_UNROLL_MAX_TRIPS && !ts_unroll_has_loop(n->blocks[0]))
-        ts_unroll_loop(u, n, trips);
+      if (trips >= 0 && trips <= TS_UNROLL_MAX_TRIPS && !ts_unroll_has_loop(n->blocks[0])) {
+        /* each copy: the body and its iteration constant */
+        uint64_t cost = (uint64_t)trips * (ts_unroll_count(n->blocks[0]) + 1);
+        if (cost <= u->budget) {
+          u->budget -= cost;
+          ts_unroll_loop(u, n, trips);
+        }
+      }
     }
     n = next;
   }
 }
 
-bool ts_pass_unroll(ts_graph *g, ts_diag *d) {
-  ts_unroll u = {0};
+bool ts_pass_unroll(ts_graph *g, ts_diag *d) { return ts_pass_unroll_limited(g, TS_UNROLL_MAX_NEW_NODES, d); }
+
+bool ts_pass_unroll_limited(ts_graph *g, uint64_t max_new_nodes, ts_diag *d) {
+  ts_unroll u = {.budget = max_new_nodes};
   ts_unroll_block(&u, g->block);
   if (u.oom || !ts_graph_ok(g)) {
     ts_diag_error(d, "unroll: out of memory");

@@ -13,15 +13,21 @@
  * interpreter. run_static runs with a heap over the caller's arena made
  * current, so that nothing of the run comes from the C library.
  *
+ * Runs are reentrant (aot.h): what init makes is the model's and is only
+ * read by runs; what a run changes is its ts_rt_aot_state (from a free list
+ * for run, laid out in the arena for run_static); last_error and
+ * last_bailout are thread-local records.
+ *
  * A tensor constant that the graph may write (alias analysis: an in-place
  * op, batch_norm's running stats in training mode) gets a writable copy
  * made at init, shared by the constants of both graphs at the same weights
  * offset, so its updates persist from run to run as a module buffer's do.
  *
- * Where it does less than PyTorch's runtime (which has no such mode): one
- * thread runs a model at a time; CPU tensors only; a constant that is not
- * written itself but shares bytes with one that is does not see the writes;
- * prim::Print output of compiled code is dropped.
+ * Where it does less than PyTorch's runtime (which has no such mode): runs
+ * of a model that writes its module or constants take turns; CPU tensors
+ * only; a constant that is not written itself but shares bytes with one
+ * that is does not see the writes; prim::Print output of compiled code is
+ * dropped (and a run's error text is cut at 1 KiB).
  */
 #include "aot.h"
 #include "model.h"
@@ -29,6 +35,7 @@
 #include "passes.h"
 #include "tsaot.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,10 +43,11 @@
 
 enum {
   TS_AOT_ERR_CAP = 1024,     /* last_error and the bailout reason, truncated */
-  TS_AOT_CTX_RESERVE = 4096, /* the ctx's message buffers, reserved at init */
   TS_AOT_STACK_OPS = 16,     /* a node's inputs gathered on the stack up to this */
   TS_AOT_FUSION_DIMS = 512,  /* operands * dims of a compiled group */
   TS_AOT_GRAIN = 16384,      /* elements per chunk of a fused kernel */
+  TS_AOT_CTX_TEXT = 1024,    /* a run's ctx error and print text (cut off past it) */
+  TS_AOT_LAST_MODELS = 4,    /* models whose last error a thread remembers */
 };
 
 /* kDLBool of DLPack 0.8; Debian's header (0.6) predates it. */
@@ -66,28 +74,39 @@ typedef struct ts_aot_wcopy {
   uint8_t *mem;
 } ts_aot_wcopy;
 
-struct ts_rt_aot_state {
-  ts_rt_aot_state_head head; /* first: the entry function reads it */
+/* What init makes: shared by every run and read-only while runs go on
+ * (set_threads, profile and release are not called during runs). */
+struct ts_rt_aot_model {
+  ts_rt_aot_desc *desc;
   ts_aot_wcopy *wcopies;
   uint32_t nwcopies;
-  ts_rt_aot_desc *desc;
-  bool ready;
   ts_graph *graph, *fallback;
   ts_aot_node *nodes;
   uint32_t nnodes;
   ts_rt_interp *ip;
   ts_rt_model *model; /* desc->archive loaded: the module object and its methods */
-  ts_rt_ctx ctx;
+  ts_rt_ctx ctx;      /* init's errors; owns the worker pool that runs borrow */
+  /* every constant the code and the interpreter hold, marked
+   * TS_RT_RC_SHARED, with a reference of the model's: unmarked and
+   * released by teardown */
+  ts_iv *shared;
+  uint32_t nshared, cap_shared;
   bool have_ctx;
   int nthreads;
-  uint8_t *plan;     /* ts_rt_aot_run's planned region (aligned_alloc) */
-  uint32_t nparams;  /* graph inputs, self included */
+  uint32_t nparams; /* graph inputs, self included */
   uint32_t nrets;
-  ts_iv *args, *rets;
-  int bailout;
-  int64_t fail_node; /* the node whose error ctx holds, or -1 */
-  char err[TS_AOT_ERR_CAP];
-  char why[TS_AOT_ERR_CAP];
+  /* runs take run_mu, one at a time: they may change state that runs share
+   * (the module's attributes, constants the graph writes, a constant that
+   * could not be marked TS_RT_RC_SHARED) */
+  bool serial;
+  pthread_mutex_t run_mu;
+  /* NAME_run's states between runs (each with its planned region): one in
+   * spare1, taken and put back with one atomic operation each (the common
+   * case: one caller at a time), the others on a list */
+  ts_rt_aot_state *spare1;
+  pthread_mutex_t spare_mu;
+  ts_rt_aot_state *spare;
+  char *err; /* during init: the calling thread's last_error text */
   /* NAME_profile: on while profiling; rows and their strings are made by
    * NAME_profile_rows */
   bool profiling;
@@ -96,16 +115,67 @@ struct ts_rt_aot_state {
   ts_buf prof_text;
 };
 
+/* One run's state: what the entry function and its helpers get. NAME_run
+ * takes one from the model's spares (or makes one); run_static lays one
+ * out in the caller's arena after the plan. The ctx's text buffers, the
+ * arguments and the results follow it (ts_rt_aot_call_bytes). */
+struct ts_rt_aot_state {
+  ts_rt_aot_state_head head; /* first: the entry function reads it */
+  ts_rt_aot_model *m;
+  ts_rt_ctx ctx;      /* its pool is the model's */
+  ts_iv *args, *rets; /* m->nparams, m->nrets */
+  uint8_t *plan;      /* NAME_run's planned region (aligned_alloc), kept with the state */
+  ts_rt_aot_state *next; /* in m->spare */
+  int bailout;
+  int64_t fail_node; /* the node whose error ctx holds, or -1 */
+  char *err;         /* the calling thread's last_error text (TS_AOT_ERR_CAP) */
+  char why[TS_AOT_ERR_CAP];
+};
+
+/* What NAME_last_error and NAME_last_bailout report: the calling thread's
+ * last call of a model, for the last few models it called. */
+typedef struct ts_aot_last {
+  const ts_rt_aot_desc *desc;
+  int bailout;
+  char err[TS_AOT_ERR_CAP];
+} ts_aot_last;
+
+static _Thread_local ts_aot_last ts_aot_lasts[TS_AOT_LAST_MODELS];
+static _Thread_local unsigned ts_aot_last_next;
+
+/* The calling thread's record of desc; with make, a new one (cleared)
+ * replaces the oldest when there is none. */
+static ts_aot_last *ts_aot_last_of(const ts_rt_aot_desc *desc, bool make) {
+  for (unsigned i = 0; i < TS_AOT_LAST_MODELS; i++)
+    if (ts_aot_lasts[i].desc == desc)
+      return &ts_aot_lasts[i];
+  if (!make)
+    return NULL;
+  ts_aot_last *l = &ts_aot_lasts[ts_aot_last_next++ % TS_AOT_LAST_MODELS];
+  l->desc = desc;
+  l->bailout = 0;
+  l->err[0] = 0;
+  return l;
+}
+
+/* A new call of desc from this thread: its record, cleared. */
+static ts_aot_last *ts_aot_last_begin(const ts_rt_aot_desc *desc) {
+  ts_aot_last *l = ts_aot_last_of(desc, true);
+  l->bailout = 0;
+  l->err[0] = 0;
+  return l;
+}
+
 static void ts_aot_noop_free(void *ctx, void *data) {
   (void)ctx;
   (void)data;
 }
 
-static void ts_aot_seterr(ts_rt_aot_state *st, const char *fmt, ...) TS_PRINTF(2, 3);
-static void ts_aot_seterr(ts_rt_aot_state *st, const char *fmt, ...) {
+static void ts_aot_seterr(char *err, const char *fmt, ...) TS_PRINTF(2, 3);
+static void ts_aot_seterr(char *err, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(st->err, sizeof st->err, fmt, ap);
+  vsnprintf(err, TS_AOT_ERR_CAP, fmt, ap);
   va_end(ap);
 }
 
@@ -171,7 +241,24 @@ static bool ts_aot_group_supported(const ts_node *n, ts_diag *d) {
   return true;
 }
 
+/* Nodes on objects or calls: compiled code cannot run them, and the
+ * interpreter's instructions for them keep caches that runs write. */
+static bool ts_aot_is_object_op(const ts_node *n) {
+  switch (n->kind) {
+  case TS_K_prim_GetAttr:
+  case TS_K_prim_SetAttr:
+  case TS_K_prim_CallMethod:
+  case TS_K_prim_CallFunction:
+  case TS_K_prim_CreateObject:
+  case TS_K_prim_Enter:
+  case TS_K_prim_Exit: return true;
+  default: return false;
+  }
+}
+
 bool ts_rt_aot_node_supported(const ts_node *n, ts_diag *d) {
+  if (ts_aot_is_object_op(n))
+    return ts_aot_unsupported(n, d);
   switch (n->kind) {
   case TS_K_prim_ListConstruct:
   case TS_K_prim_ListUnpack:
@@ -193,13 +280,6 @@ bool ts_rt_aot_node_supported(const ts_node *n, ts_diag *d) {
   case TS_K_prim_Loop:
     ts_diag_error(d, "%s is compiled into the entry function, not called", n->kind_name);
     return false;
-  case TS_K_prim_GetAttr:
-  case TS_K_prim_SetAttr:
-  case TS_K_prim_CallMethod:
-  case TS_K_prim_CallFunction:
-  case TS_K_prim_CreateObject:
-  case TS_K_prim_Enter:
-  case TS_K_prim_Exit:
   case TS_K_prim_fork:
   case TS_K_prim_isinstance:
   case TS_K_prim_Param:
@@ -270,59 +350,97 @@ static DLDataType ts_aot_dtype_to_dl(ts_dtype dt) {
 }
 
 /* Bytes from the first element of a view to one past the last it reaches;
- * false on a negative size or stride or overflow. */
+ * false on a negative size or stride, or when the element count, an
+ * offset or the byte count does not fit in int64 (kernels index with it). */
 static bool ts_aot_extent(int32_t ndim, const int64_t *sizes, const int64_t *strides, size_t es, uint64_t *out) {
-  uint64_t last = 0;
+  int64_t numel = 1;
   for (int32_t i = 0; i < ndim; i++) {
-    if (sizes[i] < 0 || (strides && strides[i] < 0))
+    if (sizes[i] < 0 || (strides && strides[i] < 0) || __builtin_mul_overflow(numel, sizes[i], &numel))
       return false;
-    if (sizes[i] == 0) {
-      *out = 0;
-      return true;
-    }
+  }
+  if (numel == 0) {
+    *out = 0;
+    return true;
   }
   int64_t cs[TS_RT_MAX_DIMS];
   if (!strides) {
     ts_rt_strides_contiguous(ndim, sizes, cs);
     strides = cs;
   }
-  for (int32_t i = 0; i < ndim; i++) {
-    uint64_t span = (uint64_t)(sizes[i] - 1), st = (uint64_t)strides[i];
-    if (st && span > (UINT64_MAX / 4 - last) / st)
+  int64_t last = 0, span;
+  for (int32_t i = 0; i < ndim; i++)
+    if (__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) || __builtin_add_overflow(last, span, &last))
       return false;
-    last += span * st;
-  }
-  if (last + 1 > UINT64_MAX / 16 / es)
+  int64_t bytes;
+  if (__builtin_add_overflow(last, 1, &last) || __builtin_mul_overflow(last, (int64_t)es, &bytes))
     return false;
-  *out = (last + 1) * es;
+  *out = (uint64_t)bytes;
+  return true;
+}
+
+/* Whether the ABI takes dl (include/tsaot.h), with its dtype and the bytes
+ * it spans from data + byte_offset; else the reason in why. */
+static bool ts_aot_dl_check(const DLTensor *dl, ts_dtype *dtp, uint64_t *nbytesp, char *why, size_t cap) {
+  ts_dtype dt;
+  uint64_t nbytes;
+  if (dl->device.device_type != kDLCPU) {
+    snprintf(why, cap, "a tensor on device type %d (only CPU tensors, kDLCPU, are taken)", (int)dl->device.device_type);
+    return false;
+  }
+  if (!ts_aot_dtype_from_dl(dl->dtype, &dt)) {
+    snprintf(why, cap, "unsupported DLPack dtype (code %u, %u bits, %u lanes)", (unsigned)dl->dtype.code,
+             (unsigned)dl->dtype.bits, (unsigned)dl->dtype.lanes);
+    return false;
+  }
+  if (dl->ndim < 0 || dl->ndim > TS_RT_MAX_DIMS) {
+    snprintf(why, cap, "a tensor of %d dimensions (0 to %d are taken)", dl->ndim, TS_RT_MAX_DIMS);
+    return false;
+  }
+  if (dl->ndim && !dl->shape) {
+    snprintf(why, cap, "a tensor of %d dimensions without a shape (NULL)", dl->ndim);
+    return false;
+  }
+  size_t es = ts_dtype_size(dt);
+  if (!ts_aot_extent(dl->ndim, dl->shape, dl->strides, es, &nbytes) || nbytes > SIZE_MAX / 2) {
+    for (int32_t d = 0; d < dl->ndim; d++)
+      if (dl->shape[d] < 0 || (dl->strides && dl->strides[d] < 0)) {
+        snprintf(why, cap, "a negative %s (%lld) at dimension %d", dl->shape[d] < 0 ? "size" : "stride",
+                 (long long)(dl->shape[d] < 0 ? dl->shape[d] : dl->strides[d]), (int)d);
+        return false;
+      }
+    snprintf(why, cap, "a tensor whose sizes and strides reach past 2^63 bytes");
+    return false;
+  }
+  *dtp = dt;
+  *nbytesp = nbytes;
+  if (!nbytes)
+    return true;
+  if (!dl->data) {
+    snprintf(why, cap, "a tensor of %llu bytes whose data is NULL", (unsigned long long)nbytes);
+    return false;
+  }
+  uintptr_t p, end;
+  if (dl->byte_offset > SIZE_MAX / 2 || __builtin_add_overflow((uintptr_t)dl->data, (uintptr_t)dl->byte_offset, &p) ||
+      __builtin_add_overflow(p, (uintptr_t)nbytes, &end)) {
+    snprintf(why, cap, "byte_offset %llu overflows the address space", (unsigned long long)dl->byte_offset);
+    return false;
+  }
+  if (p & (es - 1)) { /* element sizes are powers of two */
+    snprintf(why, cap, "data + byte_offset is not aligned to the %zu-byte elements", es);
+    return false;
+  }
   return true;
 }
 
 ts_rt_tensor *ts_rt_tensor_from_dl(ts_rt_ctx *c, const DLTensor *dl) {
+  char why[256];
   ts_dtype dt;
-  if (dl->device.device_type != kDLCPU) {
-    ts_rt_fail(c, "a tensor on device type %d (only CPU tensors are taken)", (int)dl->device.device_type);
-    return NULL;
-  }
-  if (!ts_aot_dtype_from_dl(dl->dtype, &dt)) {
-    ts_rt_fail(c, "unsupported DLPack dtype (code %u, %u bits, %u lanes)", (unsigned)dl->dtype.code,
-               (unsigned)dl->dtype.bits, (unsigned)dl->dtype.lanes);
-    return NULL;
-  }
-  if (dl->ndim < 0 || dl->ndim > TS_RT_MAX_DIMS || (dl->ndim && !dl->shape)) {
-    ts_rt_fail(c, "a tensor of %d dimensions", dl->ndim);
-    return NULL;
-  }
   uint64_t nbytes;
-  if (!ts_aot_extent(dl->ndim, dl->shape, dl->strides, ts_dtype_size(dt), &nbytes) || nbytes > SIZE_MAX / 2) {
-    ts_rt_fail(c, "a tensor with a negative size or stride, or too large");
+  if (!ts_aot_dl_check(dl, &dt, &nbytes, why, sizeof why)) {
+    ts_rt_fail(c, "%s", why);
     return NULL;
   }
-  if (nbytes && !dl->data) {
-    ts_rt_fail(c, "a tensor without data");
-    return NULL;
-  }
-  char *data = dl->data ? (char *)dl->data + dl->byte_offset : NULL;
+  char *data = nbytes ? (char *)dl->data + dl->byte_offset : dl->data;
   ts_rt_storage *s = ts_rt_storage_wrap(c, data, (size_t)nbytes, ts_aot_noop_free, NULL);
   if (!s)
     return NULL;
@@ -355,23 +473,22 @@ bool ts_rt_tensor_to_dl(const ts_rt_tensor *t, DLTensor *dl) {
 /* ------------------------------------------------------------------ init */
 
 /* Whether p lies in the embedded weights or a writable copy of them. */
-static bool ts_aot_embedded(const ts_rt_aot_state *st, const void *p) {
-  const uint8_t *w = st->desc->weights, *q = p;
-  if (w && q >= w && q < w + st->desc->weights_len)
+static bool ts_aot_embedded(const ts_rt_aot_model *m, const void *p) {
+  const uint8_t *w = m->desc->weights, *q = p;
+  if (w && q >= w && q < w + m->desc->weights_len)
     return true;
-  for (uint32_t i = 0; i < st->nwcopies; i++)
-    if (q >= st->wcopies[i].mem && q < st->wcopies[i].mem + st->wcopies[i].nbytes)
+  for (uint32_t i = 0; i < m->nwcopies; i++)
+    if (q >= m->wcopies[i].mem && q < m->wcopies[i].mem + m->wcopies[i].nbytes)
       return true;
   return false;
 }
 
 /* A tensor constant whose bytes lie in the embedded weights becomes a tensor
  * over them; any other constant as the interpreter reads it. */
-static bool ts_aot_const_value(void *arg, ts_rt_ctx *ctx, const ts_node *n, ts_iv *out) {
-  ts_rt_aot_state *st = arg;
+static bool ts_aot_const_make(ts_rt_aot_model *m, ts_rt_ctx *ctx, const ts_node *n, ts_iv *out) {
   const ts_attr *a = ts_node_attr(n, "value");
   const ts_tconst *tc = a && a->kind == TS_ATTR_TENSOR ? a->u.t : NULL;
-  if (!tc || !tc->data || !ts_aot_embedded(st, tc->data))
+  if (!tc || !tc->data || !ts_aot_embedded(m, tc->data))
     return ts_rt_iv_from_constant(ctx, n, out);
   uint64_t nbytes;
   /* checked when the constant was attached */
@@ -395,16 +512,16 @@ static bool ts_aot_const_value(void *arg, ts_rt_ctx *ctx, const ts_node *n, ts_i
 }
 
 /* Reads one embedded graph text. */
-static ts_graph *ts_aot_parse(ts_rt_aot_state *st, const char *what, const char *text, uint64_t len) {
+static ts_graph *ts_aot_parse(ts_rt_aot_model *m, const char *what, const char *text, uint64_t len) {
   char file[160];
-  snprintf(file, sizeof file, "<%s: %s graph>", st->desc->name ? st->desc->name : "model", what);
+  snprintf(file, sizeof file, "<%s: %s graph>", m->desc->name ? m->desc->name : "model", what);
   ts_diag d = {0};
   d.max_errors = 1;
   ts_graph *g = text ? ts_graph_parse(file, text, (size_t)len, &d) : NULL;
   if (!g) {
     const char *t = d.text.data && d.text.len ? d.text.data : "no text";
     const char *nl = strchr(t, '\n');
-    ts_aot_seterr(st, "cannot read the %s graph: %.*s", what, (int)(nl ? nl - t : (ptrdiff_t)strlen(t)), t);
+    ts_aot_seterr(m->err, "cannot read the %s graph: %.*s", what, (int)(nl ? nl - t : (ptrdiff_t)strlen(t)), t);
   }
   ts_diag_free(&d);
   return g;
@@ -412,33 +529,33 @@ static ts_graph *ts_aot_parse(ts_rt_aot_state *st, const char *what, const char 
 
 /* The writable copy of weights [offset, offset + nbytes), made on first
  * request. */
-static uint8_t *ts_aot_wcopy_of(ts_rt_aot_state *st, uint64_t offset, uint64_t nbytes) {
-  for (uint32_t i = 0; i < st->nwcopies; i++)
-    if (st->wcopies[i].offset == offset && st->wcopies[i].nbytes >= nbytes)
-      return st->wcopies[i].mem;
-  ts_aot_wcopy *w = ts_rt_realloc(st->wcopies, (st->nwcopies + 1) * sizeof *w);
+static uint8_t *ts_aot_wcopy_of(ts_rt_aot_model *m, uint64_t offset, uint64_t nbytes) {
+  for (uint32_t i = 0; i < m->nwcopies; i++)
+    if (m->wcopies[i].offset == offset && m->wcopies[i].nbytes >= nbytes)
+      return m->wcopies[i].mem;
+  ts_aot_wcopy *w = ts_rt_realloc(m->wcopies, (m->nwcopies + 1) * sizeof *w);
   if (!w)
     return NULL;
-  st->wcopies = w;
+  m->wcopies = w;
   uint8_t *mem = aligned_alloc(64, (size_t)ts_aot_round64(nbytes ? nbytes : 1));
   if (!mem)
     return NULL;
   if (nbytes)
-    memcpy(mem, st->desc->weights + offset, (size_t)nbytes);
-  st->wcopies[st->nwcopies++] = (ts_aot_wcopy){.offset = offset, .nbytes = nbytes, .mem = mem};
+    memcpy(mem, m->desc->weights + offset, (size_t)nbytes);
+  m->wcopies[m->nwcopies++] = (ts_aot_wcopy){.offset = offset, .nbytes = nbytes, .mem = mem};
   return mem;
 }
 
 /* Constants of g (nodes[i] with tcs[i]) that the graph may write get a
  * writable copy of their bytes (constants of fusion subgraphs are read by
  * pointwise ops only). */
-static bool ts_aot_writable(ts_rt_aot_state *st, ts_graph *g, ts_node **nodes, const ts_rt_aot_tconst *tcs,
+static bool ts_aot_writable(ts_rt_aot_model *m, ts_graph *g, ts_node **nodes, const ts_rt_aot_tconst *tcs,
                             uint32_t n) {
   ts_diag d = {0};
   ts_alias_db *db = ts_alias_db_new(g, &d);
   ts_diag_free(&d);
   if (!db) {
-    ts_aot_seterr(st, "alias analysis of the graph failed");
+    ts_aot_seterr(m->err, "alias analysis of the graph failed");
     return false;
   }
   bool ok = true;
@@ -446,11 +563,11 @@ static bool ts_aot_writable(ts_rt_aot_state *st, ts_graph *g, ts_node **nodes, c
     if (nodes[i]->graph != g || !ts_alias_has_writers(db, nodes[i]->outputs[0]))
       continue;
     const ts_rt_aot_tconst *tc = &tcs[i];
-    uint8_t *mem = ts_aot_wcopy_of(st, tc->offset, tc->nbytes);
+    uint8_t *mem = ts_aot_wcopy_of(m, tc->offset, tc->nbytes);
     ts_tconst t = {.dtype = (int8_t)tc->dtype, .rank = tc->rank, .sizes = tc->sizes, .strides = tc->strides,
                    .data = mem};
     if (!mem || !ts_node_set_t(nodes[i], "value", &t)) {
-      ts_aot_seterr(st, "out of memory");
+      ts_aot_seterr(m->err, "out of memory");
       ok = false;
     }
   }
@@ -460,18 +577,18 @@ static bool ts_aot_writable(ts_rt_aot_state *st, ts_graph *g, ts_node **nodes, c
 
 /* Points g's tensor constants at the weights: tconsts[0, n) in
  * ts_rt_aot_tensor_consts order. */
-static bool ts_aot_attach(ts_rt_aot_state *st, ts_graph *g, const ts_rt_aot_tconst *tcs, uint32_t n, const char *what) {
-  const ts_rt_aot_desc *desc = st->desc;
+static bool ts_aot_attach(ts_rt_aot_model *m, ts_graph *g, const ts_rt_aot_tconst *tcs, uint32_t n, const char *what) {
+  const ts_rt_aot_desc *desc = m->desc;
   uint32_t have = ts_rt_aot_tensor_consts(g, NULL);
   if (have != n) {
-    ts_aot_seterr(st, "the %s graph has %u tensor constants, the weights table %u", what, have, n);
+    ts_aot_seterr(m->err, "the %s graph has %u tensor constants, the weights table %u", what, have, n);
     return false;
   }
   if (!n)
     return true;
   ts_node **nodes = ts_rt_malloc((size_t)n * sizeof *nodes);
   if (!nodes) {
-    ts_aot_seterr(st, "out of memory");
+    ts_aot_seterr(m->err, "out of memory");
     return false;
   }
   ts_rt_aot_tensor_consts(g, nodes);
@@ -485,7 +602,7 @@ static bool ts_aot_attach(ts_rt_aot_state *st, ts_graph *g, const ts_rt_aot_tcon
          ext <= tc->nbytes && tc->offset <= desc->weights_len && tc->nbytes <= desc->weights_len - tc->offset &&
          (ext == 0 || desc->weights);
     if (!ok) {
-      ts_aot_seterr(st, "tensor constant %u of the %s graph: malformed entry of the weights table", i, what);
+      ts_aot_seterr(m->err, "tensor constant %u of the %s graph: malformed entry of the weights table", i, what);
       break;
     }
     ts_tconst t = {.dtype = (int8_t)tc->dtype,
@@ -494,12 +611,12 @@ static bool ts_aot_attach(ts_rt_aot_state *st, ts_graph *g, const ts_rt_aot_tcon
                    .strides = tc->strides,
                    .data = desc->weights ? desc->weights + tc->offset : NULL};
     if (!ts_node_set_t(nodes[i], "value", &t)) {
-      ts_aot_seterr(st, "out of memory");
+      ts_aot_seterr(m->err, "out of memory");
       ok = false;
     }
   }
   if (ok)
-    ok = ts_aot_writable(st, g, nodes, tcs, n);
+    ok = ts_aot_writable(m, g, nodes, tcs, n);
   ts_rt_free(nodes);
   return ok;
 }
@@ -510,31 +627,48 @@ static void ts_aot_noop_range(void *arg, int64_t b, int64_t e) {
   (void)e;
 }
 
-/* The run's ctx: its message buffers reserved so that a run's errors and
- * prints do not reach the C library, and its worker pool started now (a
- * pool made inside run_static would come from the arena). */
-static bool ts_aot_ctx_init(ts_rt_aot_state *st) {
-  ts_rt_ctx_init(&st->ctx, st->nthreads);
-  st->have_ctx = true;
-  ts_buf_printf(&st->ctx.err, "%*s", TS_AOT_CTX_RESERVE, "");
-  ts_buf_printf(&st->ctx.out, "%*s", TS_AOT_CTX_RESERVE, "");
-  if (st->ctx.err.failed || st->ctx.out.failed)
+/* Every constant the code and the interpreter hold: made at init, then
+ * retained and released by runs on any thread, so marked TS_RT_RC_SHARED
+ * (kept in m->shared for teardown); one that cannot be marked makes runs
+ * take turns. */
+static bool ts_aot_const_value(void *arg, ts_rt_ctx *ctx, const ts_node *n, ts_iv *out) {
+  ts_rt_aot_model *m = arg;
+  if (!ts_aot_const_make(m, ctx, n, out))
     return false;
-  ts_rt_clear_error(&st->ctx);
-  st->ctx.out.len = 0;
-  st->ctx.out.data[0] = 0;
-  if (st->ctx.nthreads > 1)
-    ts_rt_parallel_for(&st->ctx, 2, 1, ts_aot_noop_range, NULL);
-  st->ctx.profile = st->profiling ? &st->prof : NULL;
+  if (!ts_iv_is_ref(*out))
+    return true;
+  if (m->nshared == m->cap_shared) {
+    uint32_t cap = m->cap_shared ? m->cap_shared * 2 : 64;
+    ts_iv *grown = cap > m->cap_shared ? ts_rt_realloc(m->shared, (size_t)cap * sizeof *grown) : NULL;
+    if (!grown) {
+      m->serial = true;
+      return true;
+    }
+    m->shared = grown;
+    m->cap_shared = cap;
+  }
+  ts_iv_retain(*out);
+  m->shared[m->nshared++] = *out;
+  if (!ts_iv_share(*out))
+    m->serial = true;
   return true;
 }
 
+/* The model's ctx (init's errors) and its worker pool, started now: runs
+ * borrow it (a pool made inside run_static would come from the arena). */
+static void ts_aot_ctx_init(ts_rt_aot_model *m) {
+  ts_rt_ctx_init(&m->ctx, m->nthreads);
+  m->have_ctx = true;
+  if (m->ctx.nthreads > 1)
+    ts_rt_parallel_for(&m->ctx, 2, 1, ts_aot_noop_range, NULL);
+}
+
 /* Binds node k of the compiled graph. */
-static bool ts_aot_bind(ts_rt_aot_state *st, ts_aot_node *an, const ts_node *n) {
+static bool ts_aot_bind(ts_rt_aot_model *m, ts_aot_node *an, const ts_node *n) {
   an->n = n;
   an->value = ts_iv_none();
   if (ts_node_is(n, TS_K_prim_Constant)) {
-    if (!ts_aot_const_value(st, &st->ctx, n, &an->value))
+    if (!ts_aot_const_value(m, &m->ctx, n, &an->value))
       return false;
     an->how = TS_AOT_CONST;
     return true;
@@ -550,203 +684,247 @@ static bool ts_aot_bind(ts_rt_aot_state *st, ts_aot_node *an, const ts_node *n) 
     an->how = TS_AOT_KERNEL;
     return true;
   }
-  if (!ts_rt_interp_prepare_node(st->ip, &st->ctx, n))
+  if (!ts_rt_interp_prepare_node(m->ip, &m->ctx, n))
     return false;
   an->how = TS_AOT_INTERP;
   return true;
 }
 
-/* Frees what init made (not the state itself). */
-static void ts_aot_teardown(ts_rt_aot_state *st) {
-  for (uint32_t k = 0; k < st->nnodes; k++)
-    ts_iv_release(st->nodes[k].value);
-  ts_rt_free(st->nodes);
-  st->nodes = NULL;
-  st->nnodes = 0;
-  for (uint32_t i = 0; st->args && i < st->nparams; i++)
-    ts_iv_release(st->args[i]);
-  for (uint32_t i = 0; st->rets && i < st->nrets; i++)
-    ts_iv_release(st->rets[i]);
-  ts_rt_free(st->args);
-  ts_rt_free(st->rets);
-  st->args = st->rets = NULL;
-  ts_rt_interp_free(st->ip);
-  st->ip = NULL;
-  ts_rt_model_free(st->model);
-  st->model = NULL;
-  ts_graph_free(st->graph);
-  ts_graph_free(st->fallback);
-  st->graph = st->fallback = NULL;
-  if (st->have_ctx)
-    ts_rt_ctx_free(&st->ctx);
-  st->have_ctx = false;
-  free(st->plan);
-  st->plan = NULL;
-  for (uint32_t i = 0; i < st->nwcopies; i++)
-    free(st->wcopies[i].mem);
-  ts_rt_free(st->wcopies);
-  st->wcopies = NULL;
-  st->nwcopies = 0;
-  ts_rt_profile_free(&st->prof);
-  free(st->prof_rows);
-  st->prof_rows = NULL;
-  ts_buf_free(&st->prof_text);
-  st->profiling = false;
-  st->ready = false;
-}
-
-/* The failure of a step of init that left its reason in ctx. */
-static bool ts_aot_init_fail(ts_rt_aot_state *st, const char *what) {
-  ts_aot_seterr(st, "%s: %s", what, st->ctx.err.data && st->ctx.err.len ? st->ctx.err.data : "out of memory");
+/* Whether a node of b (its blocks and subgraphs included) works on objects
+ * or calls: the interpreter's instructions for those keep caches that runs
+ * write (runtime/interp.c), so such a model's runs take turns. */
+static bool ts_aot_has_object_ops(const ts_block *b) {
+  for (const ts_node *n = ts_block_first(b); n != b->ret; n = n->next) {
+    if (ts_aot_is_object_op(n))
+      return true;
+    for (uint32_t i = 0; i < n->nblocks; i++)
+      if (ts_aot_has_object_ops(n->blocks[i]))
+        return true;
+    for (const ts_attr *a = n->attrs; a; a = a->next)
+      if (a->kind == TS_ATTR_GRAPH && a->u.g && ts_aot_has_object_ops(a->u.g->block))
+        return true;
+  }
   return false;
 }
 
-static bool ts_aot_load(ts_rt_aot_state *st) {
-  ts_rt_aot_desc *desc = st->desc;
+/* Frees what init made (not the model itself). */
+static void ts_aot_teardown(ts_rt_aot_model *m) {
+  /* counted again from here on: no run sees them */
+  for (uint32_t i = 0; i < m->nshared; i++)
+    ts_iv_unshare(m->shared[i]);
+  for (uint32_t k = 0; k < m->nnodes; k++)
+    ts_iv_release(m->nodes[k].value);
+  ts_rt_free(m->nodes);
+  m->nodes = NULL;
+  m->nnodes = 0;
+  if (m->spare1) {
+    m->spare1->next = m->spare;
+    m->spare = m->spare1;
+    m->spare1 = NULL;
+  }
+  while (m->spare) {
+    ts_rt_aot_state *st = m->spare;
+    m->spare = st->next;
+    free(st->plan);
+    free(st);
+  }
+  ts_rt_interp_free(m->ip);
+  m->ip = NULL;
+  ts_rt_model_free(m->model);
+  m->model = NULL;
+  for (uint32_t i = 0; i < m->nshared; i++)
+    ts_iv_release(m->shared[i]);
+  ts_rt_free(m->shared);
+  m->shared = NULL;
+  m->nshared = m->cap_shared = 0;
+  ts_graph_free(m->graph);
+  ts_graph_free(m->fallback);
+  m->graph = m->fallback = NULL;
+  if (m->have_ctx)
+    ts_rt_ctx_free(&m->ctx);
+  m->have_ctx = false;
+  for (uint32_t i = 0; i < m->nwcopies; i++)
+    free(m->wcopies[i].mem);
+  ts_rt_free(m->wcopies);
+  m->wcopies = NULL;
+  m->nwcopies = 0;
+  ts_rt_profile_free(&m->prof);
+  free(m->prof_rows);
+  m->prof_rows = NULL;
+  ts_buf_free(&m->prof_text);
+  m->profiling = false;
+}
+
+/* The failure of a step of init that left its reason in ctx. */
+static bool ts_aot_init_fail(ts_rt_aot_model *m, const char *what) {
+  ts_aot_seterr(m->err, "%s: %s", what, m->ctx.err.data && m->ctx.err.len ? m->ctx.err.data : "out of memory");
+  return false;
+}
+
+static bool ts_aot_load(ts_rt_aot_model *m) {
+  ts_rt_aot_desc *desc = m->desc;
   if (desc->abi != TS_RT_AOT_ABI) {
-    ts_aot_seterr(st, "the model was compiled for runtime ABI %u, this runtime is ABI %d", desc->abi, TS_RT_AOT_ABI);
+    ts_aot_seterr(m->err, "the model was compiled for runtime ABI %u, this runtime is ABI %d", desc->abi,
+                  TS_RT_AOT_ABI);
     return false;
   }
   ts_diag d = {0};
   if (!ts_ops_init(&d)) {
     ts_diag_free(&d);
-    ts_aot_seterr(st, "the op table does not parse");
+    ts_aot_seterr(m->err, "the op table does not parse");
     return false;
   }
   ts_diag_free(&d);
   ts_rt_kernels_init(NULL);
-  if (!ts_aot_ctx_init(st)) {
-    ts_aot_seterr(st, "out of memory");
+  ts_aot_ctx_init(m);
+  if (!(m->graph = ts_aot_parse(m, "compiled", desc->graph, desc->graph_len)))
     return false;
-  }
-  if (!(st->graph = ts_aot_parse(st, "compiled", desc->graph, desc->graph_len)))
-    return false;
-  if (desc->fallback && !(st->fallback = ts_aot_parse(st, "fallback", desc->fallback, desc->fallback_len)))
+  if (desc->fallback && !(m->fallback = ts_aot_parse(m, "fallback", desc->fallback, desc->fallback_len)))
     return false;
   if (desc->ntconsts_graph + (uint64_t)desc->ntconsts_fallback && !desc->tconsts) {
-    ts_aot_seterr(st, "no weights table");
+    ts_aot_seterr(m->err, "no weights table");
     return false;
   }
-  if (!ts_aot_attach(st, st->graph, desc->tconsts, desc->ntconsts_graph, "compiled"))
+  if (!ts_aot_attach(m, m->graph, desc->tconsts, desc->ntconsts_graph, "compiled"))
     return false;
-  if (st->fallback
-          ? !ts_aot_attach(st, st->fallback, desc->tconsts + desc->ntconsts_graph, desc->ntconsts_fallback, "fallback")
+  if (m->fallback
+          ? !ts_aot_attach(m, m->fallback, desc->tconsts + desc->ntconsts_graph, desc->ntconsts_fallback, "fallback")
           : desc->ntconsts_fallback != 0) {
-    if (!st->err[0])
-      ts_aot_seterr(st, "tensor constants for a fallback graph that is not there");
+    if (!m->err[0])
+      ts_aot_seterr(m->err, "tensor constants for a fallback graph that is not there");
     return false;
   }
-  st->nparams = ts_block_ninputs(st->graph->block);
-  st->nrets = ts_block_noutputs(st->graph->block);
-  if (st->nparams < 1 || st->nparams - 1 != desc->ninputs || (desc->ninputs && !desc->inputs)) {
-    ts_aot_seterr(st, "the compiled graph takes %u inputs after self, the descriptor says %u",
-                  st->nparams ? st->nparams - 1 : 0, desc->ninputs);
+  m->nparams = ts_block_ninputs(m->graph->block);
+  m->nrets = ts_block_noutputs(m->graph->block);
+  if (m->nparams < 1 || m->nparams - 1 != desc->ninputs || (desc->ninputs && !desc->inputs)) {
+    ts_aot_seterr(m->err, "the compiled graph takes %u inputs after self, the descriptor says %u",
+                  m->nparams ? m->nparams - 1 : 0, desc->ninputs);
     return false;
   }
-  if (st->fallback && (ts_block_ninputs(st->fallback->block) != st->nparams ||
-                       ts_block_noutputs(st->fallback->block) != st->nrets)) {
-    ts_aot_seterr(st, "the fallback graph's inputs or outputs differ from the compiled graph's");
+  if (m->fallback && (ts_block_ninputs(m->fallback->block) != m->nparams ||
+                       ts_block_noutputs(m->fallback->block) != m->nrets)) {
+    ts_aot_seterr(m->err, "the fallback graph's inputs or outputs differ from the compiled graph's");
     return false;
   }
-  st->args = ts_rt_calloc(st->nparams, sizeof *st->args);
-  st->rets = ts_rt_calloc(st->nrets ? st->nrets : 1, sizeof *st->rets);
   ts_rt_resolver none = {0};
-  if (!st->args || !st->rets || !(st->ip = ts_rt_interp_new(&none))) {
-    ts_aot_seterr(st, "out of memory");
+  if (!(m->ip = ts_rt_interp_new(&none))) {
+    ts_aot_seterr(m->err, "out of memory");
     return false;
   }
-  ts_rt_interp_set_constants(st->ip, ts_aot_const_value, st);
+  ts_rt_interp_set_constants(m->ip, ts_aot_const_value, m);
   if (desc->archive) {
     /* the graphs read the module: its own interpreter runs them */
     ts_diag md = {0};
     md.max_errors = 1;
-    st->model = ts_rt_model_load_buffer(desc->archive, desc->archive_len, desc->name, &md);
-    if (!st->model) {
-      ts_aot_seterr(st, "cannot load the embedded module: %s", md.text.data ? md.text.data : "?");
+    m->model = ts_rt_model_load_buffer(desc->archive, desc->archive_len, desc->name, &md);
+    if (!m->model) {
+      ts_aot_seterr(m->err, "cannot load the embedded module: %s", md.text.data ? md.text.data : "?");
       ts_diag_free(&md);
       return false;
     }
     ts_diag_free(&md);
-    ts_rt_clear_error(&st->ctx);
+    ts_rt_clear_error(&m->ctx);
+    m->serial = true; /* runs change the module's attributes */
     return true;
   }
   if (desc->entry) {
-    uint32_t n = ts_rt_aot_number_nodes(st->graph, NULL);
+    uint32_t n = ts_rt_aot_number_nodes(m->graph, NULL);
     if (n != desc->nnodes) {
-      ts_aot_seterr(st, "the compiled graph has %u nodes, the code expects %u", n, desc->nnodes);
+      ts_aot_seterr(m->err, "the compiled graph has %u nodes, the code expects %u", n, desc->nnodes);
       return false;
     }
     ts_node **order = ts_rt_malloc((n ? n : 1) * sizeof *order);
-    st->nodes = ts_rt_calloc(n ? n : 1, sizeof *st->nodes);
-    if (!order || !st->nodes) {
+    m->nodes = ts_rt_calloc(n ? n : 1, sizeof *m->nodes);
+    if (!order || !m->nodes) {
       ts_rt_free(order);
-      ts_aot_seterr(st, "out of memory");
+      ts_aot_seterr(m->err, "out of memory");
       return false;
     }
-    ts_rt_aot_number_nodes(st->graph, order);
+    ts_rt_aot_number_nodes(m->graph, order);
     bool ok = true;
     for (uint32_t k = 0; k < n && ok; k++) {
-      ok = ts_aot_bind(st, &st->nodes[k], order[k]);
-      st->nnodes = k + 1;
+      ok = ts_aot_bind(m, &m->nodes[k], order[k]);
+      m->nnodes = k + 1;
       if (!ok)
-        ts_aot_init_fail(st, order[k]->kind_name);
+        ts_aot_init_fail(m, order[k]->kind_name);
     }
     ts_rt_free(order);
     if (!ok)
       return false;
-  } else if (!ts_rt_interp_prepare(st->ip, &st->ctx, st->graph, NULL))
-    return ts_aot_init_fail(st, "the compiled graph");
-  if (st->fallback && !ts_rt_interp_prepare(st->ip, &st->ctx, st->fallback, NULL))
-    return ts_aot_init_fail(st, "the fallback graph");
-  ts_rt_clear_error(&st->ctx);
+  } else if (!ts_rt_interp_prepare(m->ip, &m->ctx, m->graph, NULL))
+    return ts_aot_init_fail(m, "the compiled graph");
+  if (m->fallback && !ts_rt_interp_prepare(m->ip, &m->ctx, m->fallback, NULL))
+    return ts_aot_init_fail(m, "the fallback graph");
+  ts_rt_clear_error(&m->ctx);
+  /* runs would write the copies (in-place ops on constants, batch_norm's
+   * running statistics in training mode), or the interpreter's caches */
+  if (m->nwcopies || ts_aot_has_object_ops(m->graph->block) ||
+      (m->fallback && ts_aot_has_object_ops(m->fallback->block)))
+    m->serial = true;
   return true;
 }
 
-/* The state itself could not be allocated: the one error without a state
- * to hold its text. */
-static bool ts_aot_no_state;
+/* Init runs once per model, whichever thread calls first; one lock for
+ * every model of the process, since init also fills process-wide tables
+ * (the op table, the kernel registry) on first use. */
+static pthread_mutex_t ts_aot_init_mu = PTHREAD_MUTEX_INITIALIZER;
 
-int ts_rt_aot_init(ts_rt_aot_desc *desc) {
-  ts_rt_aot_state *st = desc->state;
-  if (st && st->ready)
-    return TSAOT_OK;
-  if (!st) {
-    /* the state outlives runs: the C library's, whatever heap is current */
-    ts_rt_heap *prev = ts_rt_heap_use(NULL);
-    st = ts_rt_calloc(1, sizeof *st);
-    ts_rt_heap_use(prev);
-    ts_aot_no_state = !st;
-    if (!st)
-      return TSAOT_E_INIT;
-    st->nthreads = 1;
-    desc->state = st;
-  }
-  st->desc = desc;
-  st->fail_node = -1;
-  st->err[0] = st->why[0] = 0;
-  ts_rt_heap *prev = ts_rt_heap_use(NULL);
-  bool ok = ts_aot_load(st);
-  ts_rt_heap_use(prev);
-  if (!ok) {
-    char keep[TS_AOT_ERR_CAP];
-    memcpy(keep, st->err, sizeof keep);
-    ts_aot_teardown(st);
-    memcpy(st->err, keep, sizeof keep);
-    return TSAOT_E_INIT;
-  }
-  st->ready = true;
-  return TSAOT_OK;
+/* The model, once init has published it (NULL before). */
+static ts_rt_aot_model *ts_aot_model_of(const ts_rt_aot_desc *desc) {
+  return __atomic_load_n(&desc->state, __ATOMIC_ACQUIRE);
 }
 
+/* Init for a call whose record is last: a failure's reason goes there. */
+static int ts_aot_init(ts_rt_aot_desc *desc, ts_aot_last *last) {
+  if (ts_aot_model_of(desc))
+    return TSAOT_OK;
+  pthread_mutex_lock(&ts_aot_init_mu);
+  int rc = TSAOT_OK;
+  if (!ts_aot_model_of(desc)) {
+    /* the model outlives runs: the C library's, whatever heap is current */
+    ts_rt_heap *prev = ts_rt_heap_use(NULL);
+    ts_rt_aot_model *m = ts_rt_calloc(1, sizeof *m);
+    if (!m) {
+      ts_aot_seterr(last->err, "out of memory");
+      rc = TSAOT_E_INIT;
+    } else {
+      m->desc = desc;
+      m->nthreads = 1;
+      m->err = last->err;
+      pthread_mutex_init(&m->run_mu, NULL);
+      pthread_mutex_init(&m->spare_mu, NULL);
+      if (ts_aot_load(m)) {
+        m->err = NULL;
+        __atomic_store_n(&desc->state, m, __ATOMIC_RELEASE);
+      } else {
+        ts_aot_teardown(m);
+        pthread_mutex_destroy(&m->run_mu);
+        pthread_mutex_destroy(&m->spare_mu);
+        ts_rt_free(m);
+        rc = TSAOT_E_INIT;
+      }
+    }
+    ts_rt_heap_use(prev);
+  }
+  pthread_mutex_unlock(&ts_aot_init_mu);
+  return rc;
+}
+
+int ts_rt_aot_init(ts_rt_aot_desc *desc) { return ts_aot_init(desc, ts_aot_last_begin(desc)); }
+
 void ts_rt_aot_release(ts_rt_aot_desc *desc) {
-  ts_rt_aot_state *st = desc->state;
-  if (!st)
-    return;
-  ts_rt_heap *prev = ts_rt_heap_use(NULL);
-  ts_aot_teardown(st);
-  ts_rt_free(st);
-  ts_rt_heap_use(prev);
-  desc->state = NULL;
+  pthread_mutex_lock(&ts_aot_init_mu);
+  ts_rt_aot_model *m = ts_aot_model_of(desc);
+  if (m) {
+    ts_rt_heap *prev = ts_rt_heap_use(NULL);
+    ts_aot_teardown(m);
+    pthread_mutex_destroy(&m->run_mu);
+    pthread_mutex_destroy(&m->spare_mu);
+    ts_rt_free(m);
+    ts_rt_heap_use(prev);
+    __atomic_store_n(&desc->state, NULL, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&ts_aot_init_mu);
 }
 
 /* ------------------------------------------------------------- queries */
@@ -782,68 +960,72 @@ int ts_rt_aot_output_spec(ts_rt_aot_desc *desc, int i, void *tsaot_spec_out) {
 }
 
 size_t ts_rt_aot_arena_size(ts_rt_aot_desc *desc) {
+  /* the compiler's arena_heap includes a run's state (ts_rt_aot_call_bytes) */
   return (size_t)(ts_aot_round64(desc->arena_plan) + desc->arena_heap);
 }
 
+/* Not while runs go on: they borrow the pool this replaces. */
 void ts_rt_aot_set_threads(ts_rt_aot_desc *desc, int n) {
   if (ts_rt_aot_init(desc) != TSAOT_OK)
     return;
-  ts_rt_aot_state *st = desc->state;
-  if (n == st->nthreads)
+  ts_rt_aot_model *m = ts_aot_model_of(desc);
+  if (n == m->nthreads)
     return;
-  st->nthreads = n;
+  m->nthreads = n;
   ts_rt_heap *prev = ts_rt_heap_use(NULL);
-  ts_rt_ctx_free(&st->ctx);
-  if (!ts_aot_ctx_init(st))
-    ts_aot_seterr(st, "out of memory");
+  ts_rt_ctx_free(&m->ctx);
+  ts_aot_ctx_init(m);
   ts_rt_heap_use(prev);
 }
 
 const char *ts_rt_aot_last_error(ts_rt_aot_desc *desc) {
-  return desc->state ? desc->state->err : ts_aot_no_state ? "out of memory" : "";
+  const ts_aot_last *l = ts_aot_last_of(desc, false);
+  return l ? l->err : "";
 }
 
-int ts_rt_aot_last_bailout(ts_rt_aot_desc *desc) { return desc->state ? desc->state->bailout : 0; }
+int ts_rt_aot_last_bailout(ts_rt_aot_desc *desc) {
+  const ts_aot_last *l = ts_aot_last_of(desc, false);
+  return l ? l->bailout : 0;
+}
 
 int ts_rt_aot_profile(ts_rt_aot_desc *desc, int enable) {
   int rc = ts_rt_aot_init(desc);
   if (rc != TSAOT_OK)
     return rc;
-  ts_rt_aot_state *st = desc->state;
-  ts_rt_profile_clear(&st->prof);
-  st->profiling = enable != 0;
-  st->ctx.profile = st->profiling ? &st->prof : NULL;
+  ts_rt_aot_model *m = ts_aot_model_of(desc);
+  ts_rt_profile_clear(&m->prof);
+  m->profiling = enable != 0;
   return TSAOT_OK;
 }
 
 int ts_rt_aot_profile_rows(ts_rt_aot_desc *desc, tsaot_profile_row *rows, int max) {
-  ts_rt_aot_state *st = desc->state;
-  if (!st || max < 0 || (max && !rows))
+  ts_rt_aot_model *m = ts_aot_model_of(desc);
+  if (!m || max < 0 || (max && !rows))
     return 0;
-  const ts_rt_profile *p = &st->prof;
+  const ts_rt_profile *p = &m->prof;
   /* the strings first (the buffer moves as it grows), then the rows */
-  st->prof_text.len = 0;
+  m->prof_text.len = 0;
   uint32_t n = p->nentries;
   size_t *at = malloc(((size_t)n + 1) * 2 * sizeof *at);
   if (!at)
     return 0;
   for (uint32_t i = 0; i < n; i++) {
     const ts_node *nd = p->entries[i].node;
-    at[2 * i] = st->prof_text.len;
-    ts_buf_puts(&st->prof_text, nd->kind_name);
-    ts_buf_putc(&st->prof_text, 0);
-    at[2 * i + 1] = st->prof_text.len;
-    ts_rt_profile_describe(nd, &st->prof_text);
-    ts_buf_putc(&st->prof_text, 0);
+    at[2 * i] = m->prof_text.len;
+    ts_buf_puts(&m->prof_text, nd->kind_name);
+    ts_buf_putc(&m->prof_text, 0);
+    at[2 * i + 1] = m->prof_text.len;
+    ts_rt_profile_describe(nd, &m->prof_text);
+    ts_buf_putc(&m->prof_text, 0);
   }
-  if (st->prof_text.failed) {
+  if (m->prof_text.failed) {
     free(at);
     return 0;
   }
   for (uint32_t i = 0; i < n && (int)i < max; i++) {
     const ts_rt_prof_entry *e = &p->entries[i];
-    rows[i] = (tsaot_profile_row){.op = st->prof_text.data + at[2 * i],
-                                  .detail = st->prof_text.data + at[2 * i + 1],
+    rows[i] = (tsaot_profile_row){.op = m->prof_text.data + at[2 * i],
+                                  .detail = m->prof_text.data + at[2 * i + 1],
                                   .native = e->native,
                                   .calls = e->calls,
                                   .ns = e->ns};
@@ -927,7 +1109,8 @@ static bool ts_aot_match(ts_rt_aot_state *st, uint32_t i, const ts_rt_aot_spec *
   bool ok = sp->kind >= 0 && sp->kind < 4 && v.tag == tags[sp->kind];
   if (ok && sp->kind == TSAOT_SPEC_TENSOR) {
     const ts_rt_tensor *t = v.u.t;
-    ok = t->dtype == sp->dtype && (sp->ndim < 0 || sp->ndim == t->ndim);
+    /* TS_DT_NONE: code compiled without examples takes any dtype */
+    ok = (sp->dtype == TS_DT_NONE || t->dtype == sp->dtype) && (sp->ndim < 0 || sp->ndim == t->ndim);
     for (int32_t d = 0; ok && sp->ndim >= 0 && d < sp->ndim; d++)
       ok = sp->sizes[d] < 0 || sp->sizes[d] == t->sizes[d];
   }
@@ -943,10 +1126,85 @@ static bool ts_aot_match(ts_rt_aot_state *st, uint32_t i, const ts_rt_aot_spec *
 
 /* ------------------------------------------------------------------ runs */
 
+static size_t ts_aot_round16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+uint64_t ts_rt_aot_call_bytes(uint32_t nparams, uint32_t nrets) {
+  return ts_aot_round64(ts_aot_round16(sizeof(ts_rt_aot_state)) + ((uint64_t)nparams + nrets) * sizeof(ts_iv) +
+                        2 * (uint64_t)TS_AOT_CTX_TEXT);
+}
+
+/* Lays out a run's state over mem (ts_rt_aot_call_bytes(m->nparams,
+ * m->nrets) bytes, 16-byte aligned): its ctx's text in fixed buffers there,
+ * so that a run's errors and prints never reach the C library. */
+static ts_rt_aot_state *ts_aot_state_init(ts_rt_aot_model *m, void *mem) {
+  ts_rt_aot_state *st = mem;
+  memset(st, 0, sizeof *st);
+  st->m = m;
+  st->args = (ts_iv *)((char *)mem + ts_aot_round16(sizeof *st));
+  st->rets = st->args + m->nparams;
+  char *text = (char *)(st->rets + m->nrets);
+  for (uint32_t i = 0; i < m->nparams; i++)
+    st->args[i] = ts_iv_none();
+  for (uint32_t i = 0; i < m->nrets; i++)
+    st->rets[i] = ts_iv_none();
+  st->ctx.err = (ts_buf){.data = text, .cap = TS_AOT_CTX_TEXT, .fixed = true};
+  st->ctx.out = (ts_buf){.data = text + TS_AOT_CTX_TEXT, .cap = TS_AOT_CTX_TEXT, .fixed = true};
+  text[0] = text[TS_AOT_CTX_TEXT] = 0;
+  st->ctx.pool_borrowed = true;
+  st->ctx.nthreads = 1;
+  return st;
+}
+
+/* A state for NAME_run: a spare one, or a new one from the C library. */
+static ts_rt_aot_state *ts_aot_state_take(ts_rt_aot_model *m) {
+  ts_rt_aot_state *st = __atomic_exchange_n(&m->spare1, NULL, __ATOMIC_ACQUIRE);
+  if (st)
+    return st;
+  pthread_mutex_lock(&m->spare_mu);
+  st = m->spare;
+  if (st)
+    m->spare = st->next;
+  pthread_mutex_unlock(&m->spare_mu);
+  if (st)
+    return st;
+  void *mem = calloc(1, (size_t)ts_rt_aot_call_bytes(m->nparams, m->nrets));
+  return mem ? ts_aot_state_init(m, mem) : NULL;
+}
+
+static void ts_aot_state_give(ts_rt_aot_model *m, ts_rt_aot_state *st) {
+  ts_rt_aot_state *none = NULL;
+  if (__atomic_compare_exchange_n(&m->spare1, &none, st, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+    return;
+  pthread_mutex_lock(&m->spare_mu);
+  st->next = m->spare;
+  m->spare = st;
+  pthread_mutex_unlock(&m->spare_mu);
+}
+
+/* The start of a call on st: the model's threads and pool, nothing left of
+ * the last call, its error text in the calling thread's record. */
+static void ts_aot_state_begin(ts_rt_aot_state *st, ts_aot_last *last) {
+  ts_rt_aot_model *m = st->m;
+  ts_rt_ctx *c = &st->ctx;
+  ts_rt_clear_error(c);
+  c->out.len = 0;
+  c->out.failed = false;
+  c->out.data[0] = 0;
+  c->nthreads = m->ctx.nthreads;
+  c->pool = m->ctx.pool;
+  c->plan_ptr = NULL;
+  c->plan_nbytes = 0;
+  c->profile = m->profiling ? &m->prof : NULL;
+  st->bailout = 0;
+  st->fail_node = -1;
+  st->err = last->err;
+  st->why[0] = 0;
+}
+
 static void ts_aot_clear_values(ts_rt_aot_state *st) {
-  for (uint32_t i = 0; i < st->nparams; i++)
+  for (uint32_t i = 0; i < st->m->nparams; i++)
     ts_iv_clear(&st->args[i]);
-  for (uint32_t i = 0; i < st->nrets; i++)
+  for (uint32_t i = 0; i < st->m->nrets; i++)
     ts_iv_clear(&st->rets[i]);
 }
 
@@ -954,9 +1212,9 @@ static void ts_aot_clear_values(ts_rt_aot_state *st) {
 static void ts_aot_run_error(ts_rt_aot_state *st) {
   ts_rt_ctx *c = &st->ctx;
   const char *msg = c->err.data && c->err.len ? c->err.data : "the model failed";
-  ts_aot_text t = {.p = st->err, .cap = sizeof st->err};
-  if (st->fail_node >= 0 && (uint64_t)st->fail_node < st->nnodes)
-    ts_aot_put(&t, "%s: ", st->nodes[st->fail_node].n->kind_name);
+  ts_aot_text t = {.p = st->err, .cap = TS_AOT_ERR_CAP};
+  if (st->fail_node >= 0 && (uint64_t)st->fail_node < st->m->nnodes)
+    ts_aot_put(&t, "%s: ", st->m->nodes[st->fail_node].n->kind_name);
   if (c->exc_class)
     ts_aot_put(&t, "%s: ", c->exc_class);
   ts_aot_put(&t, "%s", msg);
@@ -967,28 +1225,25 @@ static void ts_aot_run_error(ts_rt_aot_state *st) {
 /* Converts and checks the inputs, then runs the entry function or the
  * interpreter; the results are left in st->rets. */
 static int ts_aot_exec(ts_rt_aot_state *st, const DLTensor *inputs, int ninputs) {
-  ts_rt_aot_desc *desc = st->desc;
+  ts_rt_aot_model *m = st->m;
+  ts_rt_aot_desc *desc = m->desc;
   ts_rt_ctx *c = &st->ctx;
-  ts_rt_clear_error(c);
-  c->out.len = 0;
-  if (c->out.data)
-    c->out.data[0] = 0;
-  st->bailout = 0;
-  st->fail_node = -1;
-  st->err[0] = st->why[0] = 0;
   if (ninputs < 0 || (uint32_t)ninputs != desc->ninputs || (ninputs && !inputs)) {
-    ts_aot_seterr(st, "the model takes %u inputs, %d given", desc->ninputs, ninputs);
+    if (ninputs > 0 && !inputs)
+      ts_aot_seterr(st->err, "the inputs are NULL (%d given)", ninputs);
+    else
+      ts_aot_seterr(st->err, "the model takes %u inputs, %d given", desc->ninputs, ninputs);
     return TSAOT_E_INPUT;
   }
   bool match = true;
   st->args[0] = ts_iv_none();
   for (uint32_t i = 0; i < desc->ninputs; i++) {
     ts_rt_tensor *t = ts_rt_tensor_from_dl(c, &inputs[i]);
-    bool ok = t && ts_rt_io_arg(c, t, ts_block_input(st->graph->block, i + 1)->type, &st->args[i + 1]);
+    bool ok = t && ts_rt_io_arg(c, t, ts_block_input(m->graph->block, i + 1)->type, &st->args[i + 1]);
     if (t)
       ts_rt_tensor_release(t);
     if (!ok) {
-      ts_aot_seterr(st, "input %u: %s", (unsigned)i, c->err.data && c->err.len ? c->err.data : "out of memory");
+      ts_aot_seterr(st->err, "input %u: %s", (unsigned)i, c->err.data && c->err.len ? c->err.data : "out of memory");
       ts_aot_clear_values(st);
       return TSAOT_E_INPUT;
     }
@@ -996,25 +1251,25 @@ static int ts_aot_exec(ts_rt_aot_state *st, const DLTensor *inputs, int ninputs)
       match = ts_aot_match(st, i, &desc->inputs[i], st->args[i + 1]);
   }
   bool ok;
-  if (st->model && (match || st->fallback)) {
+  if (m->model && (match || m->fallback)) {
     st->bailout = !match;
-    ok = ts_rt_model_run_graph(st->model, c, "forward", match ? st->graph : st->fallback, st->args + 1,
-                               st->nparams - 1, st->rets, NULL);
+    ok = ts_rt_model_run_graph(m->model, c, "forward", match ? m->graph : m->fallback, st->args + 1,
+                               m->nparams - 1, st->rets, NULL);
   } else if (match && desc->entry) {
     ok = desc->entry(st, c, st->args, st->rets);
   } else if (match) {
-    ok = ts_rt_interp_run(st->ip, c, st->graph, st->args, st->nparams, st->rets, NULL);
-  } else if (st->fallback) {
+    ok = ts_rt_interp_run(m->ip, c, m->graph, st->args, m->nparams, st->rets, NULL);
+  } else if (m->fallback) {
     st->bailout = 1;
-    ok = ts_rt_interp_run(st->ip, c, st->fallback, st->args, st->nparams, st->rets, NULL);
+    ok = ts_rt_interp_run(m->ip, c, m->fallback, st->args, m->nparams, st->rets, NULL);
   } else {
-    memcpy(st->err, st->why, sizeof st->err);
+    memcpy(st->err, st->why, TS_AOT_ERR_CAP);
     ts_aot_clear_values(st);
     return TSAOT_E_INPUT;
   }
   c->plan_ptr = NULL;
   c->plan_nbytes = 0;
-  for (uint32_t i = 0; i < st->nparams; i++)
+  for (uint32_t i = 0; i < m->nparams; i++)
     ts_iv_clear(&st->args[i]);
   if (!ok) {
     ts_aot_run_error(st);
@@ -1022,7 +1277,7 @@ static int ts_aot_exec(ts_rt_aot_state *st, const DLTensor *inputs, int ninputs)
     return TSAOT_E_RUN;
   }
   if (st->bailout)
-    memcpy(st->err, st->why, sizeof st->err);
+    memcpy(st->err, st->why, TS_AOT_ERR_CAP);
   return TSAOT_OK;
 }
 
@@ -1083,50 +1338,78 @@ static bool ts_aot_collect_one(void *arg, ts_rt_tensor *t, ts_iv v) {
 }
 
 static int ts_aot_rets_fail(ts_rt_aot_state *st, int rc, const char *what) {
-  ts_aot_seterr(st, "%s: %s", what, st->ctx.err.data && st->ctx.err.len ? st->ctx.err.data : "out of memory");
+  ts_aot_seterr(st->err, "%s: %s", what, st->ctx.err.data && st->ctx.err.len ? st->ctx.err.data : "out of memory");
   return rc;
 }
 
-int ts_rt_aot_run(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLManagedTensor **outputs,
-                  int max_outputs, int *noutputs) {
-  if (noutputs)
-    *noutputs = 0;
-  int rc = ts_rt_aot_init(desc);
-  if (rc != TSAOT_OK)
-    return rc;
-  ts_rt_aot_state *st = desc->state;
+/* NAME_run on st (the caller's heap is the C library's): the flattened
+ * results as new DLManagedTensors. */
+static int ts_aot_run_on(ts_rt_aot_state *st, const DLTensor *inputs, int ninputs, DLManagedTensor **outputs,
+                         int max_outputs, int *noutputs) {
+  ts_rt_aot_desc *desc = st->m->desc;
   if (desc->arena_plan && !st->plan) {
     st->plan = aligned_alloc(64, (size_t)ts_aot_round64(desc->arena_plan));
     if (!st->plan) {
-      ts_aot_seterr(st, "out of memory (the model's %llu-byte arena)", (unsigned long long)desc->arena_plan);
+      ts_aot_seterr(st->err, "out of memory (the model's %llu-byte arena)", (unsigned long long)desc->arena_plan);
       return TSAOT_E_RUN;
     }
   }
   st->head.arena = st->plan;
-  /* the results outlive the call: the C library's, whatever heap is current */
-  ts_rt_heap *prev = ts_rt_heap_use(NULL);
-  if ((rc = ts_aot_exec(st, inputs, ninputs)) != TSAOT_OK) {
-    ts_rt_heap_use(prev);
+  int rc = ts_aot_exec(st, inputs, ninputs);
+  if (rc != TSAOT_OK)
     return rc;
-  }
-  ts_aot_collect col = {.st = st, .outs = outputs, .max = outputs ? max_outputs : 0};
+  ts_aot_collect col = {.st = st, .outs = outputs, .max = max_outputs};
   bool ok = true;
-  for (uint32_t i = 0; i < st->nrets && ok; i++)
+  for (uint32_t i = 0; i < st->m->nrets && ok; i++)
     ok = ts_rt_io_flatten(&st->ctx, st->rets[i], ts_aot_collect_one, &col);
   ts_aot_clear_values(st);
-  ts_rt_heap_use(prev);
   int made = col.n < col.max ? col.n : col.max;
   if (!ok || col.n > col.max) {
     for (int i = 0; i < made; i++)
       outputs[i]->deleter(outputs[i]);
     if (!ok)
       return ts_aot_rets_fail(st, TSAOT_E_RUN, "the outputs");
-    ts_aot_seterr(st, "the model gave %d outputs, room for %d", col.n, max_outputs);
+    ts_aot_seterr(st->err, "the model gave %d outputs, room for %d", col.n, max_outputs);
     return TSAOT_E_OUTPUT;
   }
-  if (noutputs)
-    *noutputs = made;
+  *noutputs = made;
   return TSAOT_OK;
+}
+
+int ts_rt_aot_run(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLManagedTensor **outputs,
+                  int max_outputs, int *noutputs) {
+  ts_aot_last *last = ts_aot_last_begin(desc);
+  if (noutputs)
+    *noutputs = 0;
+  if (!outputs || !noutputs || max_outputs < 0) {
+    ts_aot_seterr(last->err, "%s", !outputs      ? "the outputs array is NULL"
+                                    : !noutputs ? "noutputs is NULL"
+                                                : "max_outputs is negative");
+    return TSAOT_E_OUTPUT;
+  }
+  int rc = ts_aot_init(desc, last);
+  if (rc != TSAOT_OK)
+    return rc;
+  ts_rt_aot_model *m = ts_aot_model_of(desc);
+  /* the state and the results outlive the call: the C library's, whatever
+   * heap is current */
+  ts_rt_heap *prev = ts_rt_heap_use(NULL);
+  ts_rt_aot_state *st = ts_aot_state_take(m);
+  if (!st) {
+    ts_rt_heap_use(prev);
+    ts_aot_seterr(last->err, "out of memory (a run's state)");
+    return TSAOT_E_RUN;
+  }
+  ts_aot_state_begin(st, last);
+  if (m->serial)
+    pthread_mutex_lock(&m->run_mu);
+  rc = ts_aot_run_on(st, inputs, ninputs, outputs, max_outputs, noutputs);
+  if (m->serial)
+    pthread_mutex_unlock(&m->run_mu);
+  last->bailout = st->bailout;
+  ts_aot_state_give(m, st);
+  ts_rt_heap_use(prev);
+  return rc;
 }
 
 typedef struct ts_aot_copyout {
@@ -1136,7 +1419,8 @@ typedef struct ts_aot_copyout {
   bool bad;
 } ts_aot_copyout;
 
-/* Copies one flattened output into the caller's tensor of the same index. */
+/* Copies one flattened output into the caller's tensor of the same index
+ * (checked by ts_aot_dl_check before the run). */
 static bool ts_aot_copy_one(void *arg, ts_rt_tensor *t, ts_iv v) {
   (void)v;
   ts_aot_copyout *co = arg;
@@ -1152,14 +1436,11 @@ static bool ts_aot_copy_one(void *arg, ts_rt_tensor *t, ts_iv v) {
   for (int32_t d = 0; same && d < t->ndim; d++)
     same = dl->shape[d] == t->sizes[d];
   if (!same) {
-    ts_aot_text x = {.p = st->err, .cap = sizeof st->err};
+    ts_aot_text x = {.p = st->err, .cap = TS_AOT_ERR_CAP};
     ts_aot_put(&x, "output %d: the result is ", i);
     ts_aot_put_shape(&x, (ts_dtype)t->dtype, t->ndim, t->sizes);
     ts_aot_put(&x, ", the caller's tensor ");
-    if (ts_aot_dtype_from_dl(dl->dtype, &dt) && dl->ndim >= 0 && dl->ndim <= TS_RT_MAX_DIMS && (!dl->ndim || dl->shape))
-      ts_aot_put_shape(&x, dt, dl->ndim, dl->shape);
-    else
-      ts_aot_put(&x, "of another dtype");
+    ts_aot_put_shape(&x, dt, dl->ndim, dl->shape);
     co->bad = true;
     return true;
   }
@@ -1170,57 +1451,83 @@ static bool ts_aot_copy_one(void *arg, ts_rt_tensor *t, ts_iv v) {
   return ok;
 }
 
-int ts_rt_aot_run_static(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLTensor *outputs,
-                         int noutputs, void *arena, size_t arena_size) {
-  int rc = ts_rt_aot_init(desc);
-  if (rc != TSAOT_OK)
-    return rc;
-  ts_rt_aot_state *st = desc->state;
-  st->bailout = 0;
-  if (st->model) {
-    /* the module's methods are compiled on first use and would land in
-     * the arena */
-    ts_aot_seterr(st, "this model reads or writes its module's state, which run_static cannot do; use %s_run",
-                  desc->name);
-    return TSAOT_E_INPUT;
-  }
-  size_t need = ts_rt_aot_arena_size(desc), plan = (size_t)ts_aot_round64(desc->arena_plan);
-  if (!arena || (uintptr_t)arena % TSAOT_ARENA_ALIGN) {
-    ts_aot_seterr(st, "the arena is not %d-byte aligned", TSAOT_ARENA_ALIGN);
-    return TSAOT_E_ARENA;
-  }
-  if (arena_size < need) {
-    ts_aot_seterr(st, "the arena has %zu bytes, the model needs %zu", arena_size, need);
-    return TSAOT_E_ARENA;
-  }
-  if (noutputs < 0 || (noutputs && !outputs)) {
-    ts_aot_seterr(st, "%d output tensors given", noutputs);
-    return TSAOT_E_OUTPUT;
-  }
-  ts_rt_heap *heap = ts_rt_heap_init((uint8_t *)arena + plan, arena_size - plan);
-  if (!heap) {
-    ts_aot_seterr(st, "the arena has no room for its heap (%zu bytes after the plan)", arena_size - plan);
-    return TSAOT_E_ARENA;
-  }
-  ts_rt_heap *prev = ts_rt_heap_use(heap);
-  st->head.arena = arena;
-  rc = ts_aot_exec(st, inputs, ninputs);
+/* run_static on st, with the arena's heap current. */
+static int ts_aot_run_static_on(ts_rt_aot_state *st, const DLTensor *inputs, int ninputs, DLTensor *outputs,
+                                int noutputs) {
+  int rc = ts_aot_exec(st, inputs, ninputs);
   if (rc == TSAOT_OK) {
     ts_aot_copyout co = {.st = st, .outs = outputs, .max = noutputs};
     bool ok = true;
-    for (uint32_t i = 0; i < st->nrets && ok; i++)
+    for (uint32_t i = 0; i < st->m->nrets && ok; i++)
       ok = ts_rt_io_flatten(&st->ctx, st->rets[i], ts_aot_copy_one, &co);
     if (!ok) {
       rc = ts_aot_rets_fail(st, TSAOT_E_RUN, "the outputs");
     } else if (co.bad) {
       rc = TSAOT_E_OUTPUT;
     } else if (co.n != noutputs) {
-      ts_aot_seterr(st, "the model gave %d outputs, %d tensors given", co.n, noutputs);
+      ts_aot_seterr(st->err, "the model gave %d outputs, %d tensors given", co.n, noutputs);
       rc = TSAOT_E_OUTPUT;
     }
   }
   ts_aot_clear_values(st);
-  st->head.arena = NULL;
+  return rc;
+}
+
+int ts_rt_aot_run_static(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLTensor *outputs,
+                         int noutputs, void *arena, size_t arena_size) {
+  ts_aot_last *last = ts_aot_last_begin(desc);
+  int rc = ts_aot_init(desc, last);
+  if (rc != TSAOT_OK)
+    return rc;
+  ts_rt_aot_model *m = ts_aot_model_of(desc);
+  if (m->model) {
+    /* the module's methods are compiled on first use and would land in
+     * the arena */
+    ts_aot_seterr(last->err, "this model reads or writes its module's state, which run_static cannot do; use %s_run",
+                  desc->name);
+    return TSAOT_E_INPUT;
+  }
+  size_t need = ts_rt_aot_arena_size(desc), plan = (size_t)ts_aot_round64(desc->arena_plan);
+  size_t call = (size_t)ts_rt_aot_call_bytes(m->nparams, m->nrets);
+  if (!arena || (uintptr_t)arena % TSAOT_ARENA_ALIGN) {
+    ts_aot_seterr(last->err, "the arena %s", arena ? "is not 64-byte aligned" : "is NULL");
+    return TSAOT_E_ARENA;
+  }
+  if (arena_size < need || arena_size - plan < call) {
+    ts_aot_seterr(last->err, "the arena has %zu bytes, the model needs %zu", arena_size,
+                  need > plan + call ? need : plan + call);
+    return TSAOT_E_ARENA;
+  }
+  if (noutputs < 0 || (noutputs && !outputs)) {
+    ts_aot_seterr(last->err, noutputs < 0 ? "%d output tensors given" : "the outputs are NULL (%d given)", noutputs);
+    return TSAOT_E_OUTPUT;
+  }
+  for (int i = 0; i < noutputs; i++) {
+    char why[TS_AOT_ERR_CAP];
+    ts_dtype dt;
+    uint64_t nbytes;
+    if (!ts_aot_dl_check(&outputs[i], &dt, &nbytes, why, sizeof why)) {
+      ts_aot_seterr(last->err, "output %d: %s", i, why);
+      return TSAOT_E_OUTPUT;
+    }
+  }
+  /* the arena: the plan, this run's state, the heap */
+  ts_rt_aot_state *st = ts_aot_state_init(m, (uint8_t *)arena + plan);
+  ts_rt_heap *heap = ts_rt_heap_init((uint8_t *)arena + plan + call, arena_size - plan - call);
+  if (!heap) {
+    ts_aot_seterr(last->err, "the arena has no room for its heap (%zu bytes after the plan and the run's state)",
+                  arena_size - plan - call);
+    return TSAOT_E_ARENA;
+  }
+  ts_aot_state_begin(st, last);
+  ts_rt_heap *prev = ts_rt_heap_use(heap);
+  st->head.arena = arena;
+  if (m->serial)
+    pthread_mutex_lock(&m->run_mu);
+  rc = ts_aot_run_static_on(st, inputs, ninputs, outputs, noutputs);
+  if (m->serial)
+    pthread_mutex_unlock(&m->run_mu);
+  last->bailout = st->bailout;
   ts_rt_heap_use(prev);
   return rc;
 }
@@ -1228,15 +1535,15 @@ int ts_rt_aot_run_static(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninpu
 /* ------------------------------------------- helpers of the entry function */
 
 static bool ts_aot_node_ok(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k) {
-  if (k < st->nnodes)
+  if (k < st->m->nnodes)
     return true;
-  return ts_rt_fail(ctx, "internal error: node %u of %u", (unsigned)k, (unsigned)st->nnodes);
+  return ts_rt_fail(ctx, "internal error: node %u of %u", (unsigned)k, (unsigned)st->m->nnodes);
 }
 
 static bool ts_aot_fail_at(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k) {
   if (!ctx->failed)
-    ts_rt_fail(ctx, "%s failed", k < st->nnodes ? st->nodes[k].n->kind_name : "a node");
-  if (st->fail_node < 0 && k < st->nnodes)
+    ts_rt_fail(ctx, "%s failed", k < st->m->nnodes ? st->m->nodes[k].n->kind_name : "a node");
+  if (st->fail_node < 0 && k < st->m->nnodes)
     st->fail_node = k;
   return false;
 }
@@ -1245,7 +1552,7 @@ bool ts_rt_aot_call(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_iv *cons
                     ts_iv *const *outs, uint32_t nout, int64_t plan_off, uint64_t plan_nbytes) {
   if (!ts_aot_node_ok(st, ctx, k))
     return false;
-  const ts_aot_node *an = &st->nodes[k];
+  const ts_aot_node *an = &st->m->nodes[k];
   if (an->how != TS_AOT_KERNEL && an->how != TS_AOT_INTERP) {
     ts_diag d = {0};
     ts_rt_aot_node_supported(an->n, &d);
@@ -1278,7 +1585,7 @@ bool ts_rt_aot_call(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_iv *cons
     ts_rt_call call = {.in = in, .nin = nin, .out = out, .nout = nout, .node = an->n};
     ok = an->fn(ctx, &call);
   } else
-    ok = ts_rt_interp_node(st->ip, ctx, an->n, in, nin, out, nout);
+    ok = ts_rt_interp_node(st->m->ip, ctx, an->n, in, nin, out, nout);
   if (prof)
     ts_rt_profile_end(prof, outer, an->n, t0, false);
   ctx->plan_ptr = NULL;
@@ -1297,7 +1604,7 @@ bool ts_rt_aot_call(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_iv *cons
 }
 
 void ts_rt_aot_const(ts_rt_aot_state *st, uint32_t k, ts_iv *slot) {
-  ts_iv v = k < st->nnodes && st->nodes[k].how == TS_AOT_CONST ? st->nodes[k].value : ts_iv_none();
+  ts_iv v = k < st->m->nnodes && st->m->nodes[k].how == TS_AOT_CONST ? st->m->nodes[k].value : ts_iv_none();
   ts_iv_retain(v);
   ts_iv old = *slot;
   *slot = v;
@@ -1336,7 +1643,7 @@ bool ts_rt_aot_fusion(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_rt_aot
   bool outer = prof && ts_rt_profile_begin(prof);
   bool ok = ts_aot_fusion_run(st, ctx, k, kernel, ops, nin, nout, ndim, sizes, out_dtypes, out_offs);
   if (prof)
-    ts_rt_profile_end(prof, outer, k < st->nnodes ? st->nodes[k].n : NULL, t0, true);
+    ts_rt_profile_end(prof, outer, k < st->m->nnodes ? st->m->nodes[k].n : NULL, t0, true);
   return ok;
 }
 
@@ -1456,7 +1763,7 @@ bool ts_rt_aot_get_bool(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, const t
     return true;
   }
   if (ts_aot_node_ok(st, ctx, k))
-    ts_rt_fail(ctx, "%s condition is a %s, not a bool", st->nodes[k].n->kind_name, ts_iv_tag_name(*slot));
+    ts_rt_fail(ctx, "%s condition is a %s, not a bool", st->m->nodes[k].n->kind_name, ts_iv_tag_name(*slot));
   return ts_aot_fail_at(st, ctx, k);
 }
 
@@ -1466,6 +1773,6 @@ bool ts_rt_aot_get_int(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, const ts
     return true;
   }
   if (ts_aot_node_ok(st, ctx, k))
-    ts_rt_fail(ctx, "%s needs an int, got a %s", st->nodes[k].n->kind_name, ts_iv_tag_name(*slot));
+    ts_rt_fail(ctx, "%s needs an int, got a %s", st->m->nodes[k].n->kind_name, ts_iv_tag_name(*slot));
   return ts_aot_fail_at(st, ctx, k);
 }

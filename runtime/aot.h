@@ -15,6 +15,15 @@
  *
  * Nodes are numbered by ts_rt_aot_number_nodes, the same way at compile
  * time and at init: the entry function refers to them by number.
+ *
+ * Runs are reentrant: init happens once (under a lock), after which the
+ * model (graphs, bound nodes, constants, the interpreter's code, the worker
+ * pool) is only read; everything a run changes is in its own
+ * ts_rt_aot_state (the arena pointer, ctx, arguments, results, error
+ * text), from a free list (run) or the caller's arena (run_static).
+ * Constants are TS_RT_RC_SHARED, so runs on several threads retain and
+ * release them without writing them. Runs that change shared state (a module's
+ * attributes, constants the graph writes) take turns on a mutex.
  */
 #ifndef TS_RT_AOT_H
 #define TS_RT_AOT_H
@@ -46,7 +55,10 @@ typedef struct ts_rt_aot_spec {
   const int64_t *sizes; /* ndim; -1: any size */
 } ts_rt_aot_spec;
 
+/* One run's state (what the entry function gets) and what init makes,
+ * shared by the runs (aot.c). */
 typedef struct ts_rt_aot_state ts_rt_aot_state;
+typedef struct ts_rt_aot_model ts_rt_aot_model;
 
 /* The fields the entry function reads, first and in this order; the rest
  * of the state is the runtime's. */
@@ -81,8 +93,9 @@ typedef struct ts_rt_aot_desc {
   int32_t noutputs;         /* flattened; -1: not static */
   const ts_rt_aot_spec *outputs;
   uint64_t arena_plan;      /* bytes of planned tensors */
-  uint64_t arena_heap;      /* bytes for everything else in run_static */
-  ts_rt_aot_state *state;   /* NULL until init */
+  uint64_t arena_heap;      /* bytes for everything else in run_static,
+                               a run's state (ts_rt_aot_call_bytes) included */
+  ts_rt_aot_model *state;   /* NULL until init (published once loaded) */
   /* The model's archive (the .pt bytes), for graphs that still read or
    * write the module's state (prim::GetAttr/SetAttr on self, calls through
    * module interfaces): they run in the interpreter with the module object
@@ -119,6 +132,10 @@ int ts_rt_aot_num_outputs(ts_rt_aot_desc *desc);
 int ts_rt_aot_input_spec(ts_rt_aot_desc *desc, int i, void *tsaot_spec_out);
 int ts_rt_aot_output_spec(ts_rt_aot_desc *desc, int i, void *tsaot_spec_out);
 size_t ts_rt_aot_arena_size(ts_rt_aot_desc *desc);
+/* Bytes of one run's state for a graph of nparams inputs (self included)
+ * and nrets outputs: run_static lays it out in the arena after the plan,
+ * so the compiler adds it to arena_heap. */
+uint64_t ts_rt_aot_call_bytes(uint32_t nparams, uint32_t nrets);
 void ts_rt_aot_set_threads(ts_rt_aot_desc *desc, int n);
 int ts_rt_aot_run(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLManagedTensor **outputs,
                   int max_outputs, int *noutputs);

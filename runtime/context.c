@@ -1,8 +1,9 @@
 /* runtime/context.c: a run's state (the first error, the thread budget) and
- * ts_rt_parallel_for over a small persistent pthread pool. The ctx's own
- * buffers (the pool, error and print text) come from the C library: they
- * outlive runs; a job allocates nothing and carries the caller's heap
- * (runtime/alloc.c) to the workers. */
+ * ts_rt_parallel_for over a small persistent pthread pool, which the runs
+ * of a compiled model share (one job at a time; a second caller runs its
+ * range itself). The ctx's own buffers (the pool, error and print text)
+ * come from the C library: they outlive runs; a job allocates nothing and
+ * carries the caller's heap (runtime/alloc.c) to the workers. */
 #include <cblas.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -34,6 +35,10 @@ struct ts_rt_pool {
   int busy;          /* workers still inside the current job */
   bool stop;
   ts_ctx_job *job;
+  /* Taken by the caller whose job the pool runs: the runs of one compiled
+   * model share its pool, and a caller that finds it taken runs its range
+   * on its own thread rather than wait. */
+  atomic_bool taken;
 };
 
 /* Set while a thread runs chunks, so that nested parallel_for calls run
@@ -107,6 +112,7 @@ static ts_rt_pool *ts_ctx_pool_new(int nworkers) {
     return NULL;
   }
   pool->want = nworkers;
+  atomic_init(&pool->taken, false);
   pthread_mutex_init(&pool->mu, NULL);
   pthread_cond_init(&pool->work, NULL);
   pthread_cond_init(&pool->done, NULL);
@@ -135,7 +141,8 @@ void ts_rt_ctx_init(ts_rt_ctx *c, int nthreads) {
 }
 
 void ts_rt_ctx_free(ts_rt_ctx *c) {
-  ts_ctx_pool_free(c->pool);
+  if (!c->pool_borrowed)
+    ts_ctx_pool_free(c->pool);
   c->pool = NULL;
   ts_buf_free(&c->err);
   ts_buf_free(&c->out);
@@ -181,14 +188,14 @@ void ts_rt_parallel_for(ts_rt_ctx *c, int64_t n, int64_t grain, ts_rt_range_fn f
     return;
   }
   /* The thread count may have been changed since the pool was made. */
-  if (c->pool && c->pool->want != nthreads - 1) {
+  if (!c->pool_borrowed && c->pool && c->pool->want != nthreads - 1) {
     ts_ctx_pool_free(c->pool);
     c->pool = NULL;
   }
-  if (!c->pool)
+  if (!c->pool && !c->pool_borrowed)
     c->pool = ts_ctx_pool_new(nthreads - 1);
   ts_rt_pool *pool = c->pool;
-  if (!pool) {
+  if (!pool || atomic_exchange_explicit(&pool->taken, true, memory_order_acquire)) {
     fn(arg, 0, n);
     return;
   }
@@ -213,4 +220,5 @@ void ts_rt_parallel_for(ts_rt_ctx *c, int64_t n, int64_t grain, ts_rt_range_fn f
     pthread_cond_wait(&pool->done, &pool->mu);
   pool->job = NULL;
   pthread_mutex_unlock(&pool->mu);
+  atomic_store_explicit(&pool->taken, false, memory_order_release);
 }

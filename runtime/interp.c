@@ -15,7 +15,9 @@
  *
  * An interpreter is used by one thread at a time: code is built lazily (or
  * ahead, ts_rt_interp_prepare) and instructions keep small run-time caches
- * (attribute slots, callees). Compiled code (runtime/aot.c) runs the nodes
+ * (attribute slots, callees). Once every graph and node it runs is prepared,
+ * runs of code without object or call instructions only read it, and may
+ * go on on several threads (runtime/aot.c relies on this). Compiled code (runtime/aot.c) runs the nodes
  * it does not compile one at a time (ts_rt_interp_node): a node becomes the
  * one instruction the code builder makes for it, kept by node address, run
  * through the same dispatch. Memory comes from ts_rt_malloc (a compiled

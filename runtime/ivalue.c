@@ -31,12 +31,12 @@ static void ts_v_drop(ts_rt_obj *o, ts_v_stack *st) {
   case TS_RT_OBJ_STORAGE: ts_rt_storage_release((ts_rt_storage *)o); return;
   case TS_RT_OBJ_TENSOR: ts_rt_tensor_release((ts_rt_tensor *)o); return;
   case TS_RT_OBJ_STR:
-    if (--o->refcount <= 0)
+    if (ts_rt_obj_unref(o))
       ts_rt_free(o);
     return;
   default: break;
   }
-  if (--o->refcount > 0)
+  if (!ts_rt_obj_unref(o))
     return;
   if (st->n == st->cap) {
     size_t ncap = st->cap * 2;
@@ -116,8 +116,40 @@ static void ts_v_release_obj(ts_rt_obj *o) {
 
 void ts_iv_retain(ts_iv v) {
   if (ts_iv_is_ref(v) && v.u.o)
-    v.u.o->refcount++;
+    ts_rt_obj_ref(v.u.o);
 }
+
+/* Sets (on) or clears the TS_RT_RC_SHARED mark of v and what it holds;
+ * false at a dict or an object, which are left unmarked. */
+static bool ts_v_mark(ts_iv v, bool on) {
+  if (!ts_iv_is_ref(v) || !v.u.o)
+    return true;
+  ts_rt_obj *o = v.u.o, *sub = NULL;
+  bool ok = true;
+  switch ((ts_rt_obj_kind)o->kind) {
+  case TS_RT_OBJ_TENSOR: sub = &((ts_rt_tensor *)o)->storage->h; break;
+  case TS_RT_OBJ_STR: break;
+  case TS_RT_OBJ_LIST:
+    for (uint32_t i = 0; i < ((ts_rt_list *)o)->n; i++)
+      ok = ts_v_mark(((ts_rt_list *)o)->items[i], on) && ok;
+    break;
+  case TS_RT_OBJ_TUPLE:
+    for (uint32_t i = 0; i < ((ts_rt_tuple *)o)->n; i++)
+      ok = ts_v_mark(((ts_rt_tuple *)o)->items[i], on) && ok;
+    break;
+  default: return false;
+  }
+  if (on && !ok)
+    return false;
+  o->refcount = on ? o->refcount | TS_RT_RC_SHARED : o->refcount & ~TS_RT_RC_SHARED;
+  if (sub)
+    sub->refcount = on ? sub->refcount | TS_RT_RC_SHARED : sub->refcount & ~TS_RT_RC_SHARED;
+  return ok;
+}
+
+bool ts_iv_share(ts_iv v) { return ts_v_mark(v, true); }
+
+void ts_iv_unshare(ts_iv v) { ts_v_mark(v, false); }
 
 void ts_iv_release(ts_iv v) {
   if (ts_iv_is_ref(v) && v.u.o)

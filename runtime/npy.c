@@ -259,14 +259,20 @@ ts_rt_tensor *ts_rt_npy_parse(ts_rt_ctx *c, const void *bytes, size_t len, const
   pos += hlen;
 
   size_t esize = ts_dtype_size(h.dtype);
-  int64_t numel = 1;
+  /* The contiguous strides multiply the sizes with 0 read as 1: that product
+   * must fit even when a 0 makes the array empty. */
+  int64_t span = 1;
+  bool empty = false;
   for (int32_t k = 0; k < h.ndim; k++) {
-    if (h.sizes[k] != 0 && numel > INT64_MAX / h.sizes[k]) {
+    int64_t s = h.sizes[k] > 1 ? h.sizes[k] : 1;
+    if (span > INT64_MAX / s) {
       ts_rt_fail(c, "%s: not a valid .npy file: shape too large", name);
       return NULL;
     }
-    numel *= h.sizes[k];
+    span *= s;
+    empty = empty || h.sizes[k] == 0;
   }
+  int64_t numel = empty ? 0 : span;
   if ((uint64_t)numel > SIZE_MAX / esize) {
     ts_rt_fail(c, "%s: not a valid .npy file: shape too large", name);
     return NULL;

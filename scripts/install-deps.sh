@@ -13,6 +13,7 @@ packages=(
   llvm-16-dev      # LLVMConfig.cmake, libLLVM-16.so, llvm-c/ headers
   llvm-16-tools    # FileCheck, not, count, split-file, lit.py
   clang-16
+  libclang-rt-16-dev  # libFuzzer and the sanitizer runtimes (scripts/fuzz.sh)
   libzip-dev libopenblas-dev libdlpack-dev
   python3          # /usr/bin/python3 runs lit
   python3-numpy    # ../shared/tools/conformance

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs every test of tsaot, twice:
+# Runs every test of tsaot, twice, and the thread stress test a third time:
 #   build/       RelWithDebInfo, -Werror
 #   build-asan/  Debug with AddressSanitizer (leak checks on) and
 #                UndefinedBehaviorSanitizer (stop at the first report)
+#   build-tsan/  ThreadSanitizer, only what tests/stress needs, ctest -R stress
 # Installs missing Debian packages first (scripts/install-deps.sh).
-# Exit status 0 only when both builds succeed and all their tests pass.
+# Exit status 0 only when every build succeeds and all their tests pass.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -28,12 +29,14 @@ total_passed=0
 total_failed=0
 total_skipped=0
 
-# run_tests NAME DIR: ctest in DIR; keeps its summary line for the end.
+# run_tests NAME DIR [CTEST-ARGS...]: ctest in DIR; keeps its summary line
+# for the end.
 run_tests() {
   local name=$1 dir=$2 log rc
+  shift 2
   log=$(mktemp)
   set +e
-  (cd "$dir" && ctest --output-on-failure -j2) 2>&1 | tee "$log"
+  (cd "$dir" && ctest --output-on-failure -j2 "$@") 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
   set -e
   local line
@@ -68,6 +71,14 @@ cmake --build build-asan
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run_tests build-asan build-asan
+
+# OpenBLAS is not instrumented; the stress test's GEMMs are small enough that
+# OpenBLAS runs them on the calling thread, and TSan reports nothing inside
+# it, so no suppressions file is needed.
+echo "=== build-tsan/ (ThreadSanitizer, tests/stress)"
+configure build-tsan -DTSAOT_WERROR=ON -DTSAOT_SANITIZE=OFF -DTSAOT_TSAN=ON
+cmake --build build-tsan --target stress_threads
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run_tests build-tsan build-tsan -R '^stress[.]'
 
 echo "=== summary"
 for s in "${summaries[@]}"; do

@@ -113,7 +113,11 @@ PL_DEFINE(double, f64)
 /* The hot loop is built for AVX-512, AVX2 and plain x86-64, chosen when the
  * library loads, and at O3 so that GCC vectorizes it. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#ifdef __SANITIZE_THREAD__ /* ThreadSanitizer: clones' ifunc resolvers would run before it is set up */
+#define PL_HOT __attribute__((optimize("O3")))
+#else
 #define PL_HOT __attribute__((target_clones("avx512f", "avx2", "default"), optimize("O3")))
+#endif
 #else
 #define PL_HOT
 #endif

@@ -241,6 +241,15 @@ static void test_hostile(void) {
       {"absolute_entry", true, "entry '/archive/x' is not under a top folder"},
       {"duplicate_entry", true, "two entries have the same name"},
       {"empty_archive", true, "the archive is empty"},
+      {"bitflip_central_crc", true, "broken zip archive: Zip archive inconsistent"},
+      {"bitflip_central_offset", true, "not a zip archive"},
+      {"bitflip_central_size", true, "broken zip archive: Zip archive inconsistent"},
+      {"bitflip_data_pkl", false, "data.pkl: CRC error"},
+      {"bitflip_local_method", true, "broken zip archive: Zip archive inconsistent"},
+      {"bitflip_local_signature", true, "not a zip archive"},
+      {"bitflip_local_size", true, "broken zip archive: Zip archive inconsistent"},
+      {"overlapping_entries", true,
+       "broken zip archive: entries 'archive/extra' (bytes 1209 to 1299) and 'archive/inner' (from byte 1252) overlap"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char path[512];

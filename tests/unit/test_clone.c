@@ -439,6 +439,39 @@ static void test_inline_errors(void) {
   ts_graph_free(caller);
 }
 
+/* The graph-size budget: a call whose callee would take the graph past
+ * the limit is refused, naming the callee; at the limit it is inlined. */
+static void test_inline_budget(void) {
+  /* 2 nodes; the callee 2 more, its call gone: 3 once inlined */
+  static const char caller_text[] = "graph(%x : Tensor):\n"
+                                    "  %f : Function = prim::Constant[name=\"f\"]()\n"
+                                    "  %y : Tensor = prim::CallFunction(%f, %x)\n"
+                                    "  return (%y)\n";
+  ts_graph *f = parse("graph(%a : Tensor):\n"
+                      "  %one : int = prim::Constant[value=1]()\n"
+                      "  %y : Tensor = aten::add(%a, %a, %one)\n"
+                      "  return (%y)\n");
+  for (uint64_t limit = 2; limit <= 3 && f; limit++) {
+    ts_graph *caller = parse(caller_text);
+    if (!caller)
+      break;
+    set_function_type(caller, "f", "__torch__.f");
+    callees c = {.name = {"__torch__.f"}, .g = {f}};
+    ts_diag d = {0};
+    bool ok = ts_pass_inline_limited(caller, resolve, &c, limit, &d);
+    if (limit == 3) {
+      TS_CHECK(ok && ts_pass_count_nodes(caller) == 3 && ts_pass_count_kind(caller, TS_K_prim_CallFunction) == 0);
+    } else if (TS_CHECK(!ok) && !TS_CHECK(d.errors == 1 && d.text.data &&
+                                          strcmp(d.text.data, "error: inline: inlining __torch__.f would make the graph "
+                                                              "3 nodes, over the limit of 2 (graph size)\n") == 0)) {
+      fprintf(stderr, "  got: %s", d.text.data ? d.text.data : "(nothing)\n");
+    }
+    ts_diag_free(&d);
+    ts_graph_free(caller);
+  }
+  ts_graph_free(f);
+}
+
 int main(void) {
   TS_CHECK(ts_ops_init(NULL));
   test_clone_other_graph();
@@ -448,5 +481,6 @@ int main(void) {
   test_copy();
   test_inline();
   test_inline_errors();
+  test_inline_budget();
   return ts_test_finish();
 }
