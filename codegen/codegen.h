@@ -14,6 +14,8 @@
  *     graph texts, embedded weights, input specs, the arena's size;
  *   - emit.c writes the object, links the shared library, writes the
  *     header of `-c`.
+ *   - with --device cuda, nvptx.c lowers the fusion groups once more, to
+ *     one PTX module embedded as NAME_cuda (runtime/cuda.h).
  *
  * Errors: every function that can fail takes a ts_diag and returns
  * NULL/false with the reason there; nothing aborts or prints. Exported
@@ -29,6 +31,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
 
 #include "ir.h"
 
@@ -61,6 +64,9 @@ void ts_cg_module_dispose(ts_cg_module *m);
 /* Runs LLVM's `default<On>` pipeline (the module's opt level) over the
  * module, after verifying it. */
 bool ts_cg_module_optimize(ts_cg_module *m, ts_diag *d);
+/* Runs the pass pipeline text (LLVMRunPasses) over the module; takes po
+ * (NULL: default options). */
+bool ts_cg_module_run_passes(ts_cg_module *m, const char *pipeline, LLVMPassBuilderOptionsRef po, ts_diag *d);
 /* Declares (once) an external function of the runtime. */
 LLVMValueRef ts_cg_module_extern(ts_cg_module *m, const char *name, LLVMTypeRef fnty);
 
@@ -128,6 +134,18 @@ typedef struct ts_cg_kargs {
  * lowering table lacks); the caller then runs the group through the
  * interpreter. Every output of the group must have the same sizes. */
 LLVMValueRef ts_cg_fusion_kernel(ts_cg_module *m, const ts_node *group, const char *name, ts_diag *d);
+/* The GPU form of the same lowering (nvptx.c; m an NVPTX module):
+ * `void NAME(...)` with one parameter per group input then output (kinds
+ * in param_kinds, TS_CG_GPU_PARAM_*, when not NULL: ninputs + noutputs of
+ * them): a tensor's device pointer (global address space), every tensor
+ * contiguous in its own sizes and inputs broadcast to the output by the
+ * types; an int as i64, a float as double, a bool as i8 by value. A
+ * grid-stride loop over k->nelems output elements in i32 or i64
+ * (k->index64). External linkage; the caller marks it a kernel. NULL as
+ * ts_cg_fusion_kernel. */
+typedef struct ts_cg_gpu_kernel ts_cg_gpu_kernel;
+LLVMValueRef ts_cg_fusion_kernel_gpu(ts_cg_module *m, const ts_node *group, const char *name,
+                                     const ts_cg_gpu_kernel *k, uint8_t *param_kinds, ts_diag *d);
 /* Whether fusion.c can lower this node of a fusion subgraph (its kind,
  * overload and dtypes); for statistics and tests. */
 bool ts_cg_fusion_supports(const ts_node *n, ts_diag *d);
@@ -163,6 +181,80 @@ void ts_cg_memplan_free(ts_cg_memplan *p);
 /* Bytes of a complete, contiguous tensor type (0 if not static). */
 uint64_t ts_cg_type_nbytes(const ts_type *t);
 
+/* ----------------------------------------------------------------- nvptx.c
+ *
+ * `tsaot --device cuda`: every fusion group also becomes an NVPTX kernel
+ * (fusion.c's element lowering, math.c's polynomials; the C library's
+ * functions, float64 math, from CUDA's libdevice), all of them in one PTX
+ * module for `arch`, embedded in the object as the exported global
+ * NAME_cuda (a ts_rt_cuda_image, runtime/cuda.h) with a kernel table.
+ * The CPU code is generated as for --device cpu: nothing runs the kernels
+ * yet (runtime/README.md). */
+
+/* A GPU kernel parameter (ts_rt_cuda_kernel.param_kinds). */
+enum {
+  TS_CG_GPU_PARAM_TENSOR = 0, /* device pointer */
+  TS_CG_GPU_PARAM_I64 = 1,
+  TS_CG_GPU_PARAM_F64 = 2,
+  TS_CG_GPU_PARAM_BOOL = 3,   /* one byte */
+  TS_CG_GPU_PARAM_UNUSED = 4, /* an input the group does not read: a NULL pointer */
+};
+
+/* The most blocks a launch asks for: every GPU since sm_30 takes 2^31-1,
+ * but a grid-stride loop needs no more to fill any of them. */
+#define TS_CG_GPU_MAX_GRID 65535u
+
+/* A kernel's launch geometry, from its element count. */
+struct ts_cg_gpu_kernel {
+  int64_t nelems;
+  uint32_t block; /* threads per block */
+  uint32_t grid;  /* blocks */
+  bool index64;   /* element indices in 64 bits */
+};
+
+/* The rule: 256 threads a block (128 under 32768 elements, so that small
+ * kernels still spread over the SMs), ceil(n / block) blocks capped at
+ * TS_CG_GPU_MAX_GRID (at least 1); 32-bit indices while n plus one grid's
+ * stride fits in int32 (the loop's last increment must not wrap). */
+ts_cg_gpu_kernel ts_cg_gpu_geometry(int64_t nelems);
+/* Whether `arch` is a GPU we emit for (sm_70 ... sm_90a) and its PTX ISA
+ * version as LLVM 16's feature ("+ptx70"); NULL when not. */
+const char *ts_cg_gpu_arch_ptx(const char *arch);
+
+typedef struct ts_cg_cuda_options {
+  const char *arch;      /* NULL: sm_80 */
+  const char *libdevice; /* NULL: $TSAOT_LIBDEVICE, else CUDA's under /usr/local/cuda */
+  int opt_level;         /* 0..3 */
+} ts_cg_cuda_options;
+
+/* One kernel of the PTX. */
+typedef struct ts_cg_cuda_kfn {
+  char name[32];     /* tsaot_fgN */
+  uint32_t group;    /* the fusion group's number (a pre-order walk, nested blocks first) */
+  ts_cg_gpu_kernel geom;
+  uint32_t nparams;
+  uint8_t *kinds;    /* nparams TS_CG_GPU_PARAM_* */
+} ts_cg_cuda_kfn;
+
+/* What ts_cg_cuda_compile made. */
+typedef struct ts_cg_cuda_ptx {
+  ts_buf ptx;          /* NUL-terminated PTX text */
+  ts_cg_cuda_kfn *k;
+  uint32_t nk;
+  uint32_t ngroups;    /* fusion groups seen */
+  bool libdevice;      /* libdevice was linked */
+  ts_buf notes;        /* groups left to the CPU and why, a line each */
+} ts_cg_cuda_ptx;
+
+/* Lowers every fusion group of g that can be lowered to a kernel of one
+ * NVPTX module, optimizes it and writes the PTX. A group that cannot be
+ * lowered is a note (it runs on the CPU); false only for an unusable
+ * architecture, LLVM failing, or libdevice missing where it is needed. */
+bool ts_cg_cuda_compile(const ts_graph *g, const ts_cg_cuda_options *o, ts_cg_cuda_ptx *out, ts_diag *d);
+void ts_cg_cuda_ptx_free(ts_cg_cuda_ptx *p);
+/* Adds the exported constant NAME_cuda (ts_rt_cuda_image) to m. */
+bool ts_cg_cuda_embed(ts_cg_module *m, const char *name, const char *arch, const ts_cg_cuda_ptx *p, ts_diag *d);
+
 /* ----------------------------------------------------------------- entry.c
  * and emit.c: the whole model (what tools/tsaot.c calls). */
 
@@ -177,6 +269,8 @@ typedef struct ts_cg_options {
    * interpreter with its module (state it reads or writes, method calls) */
   const void *archive;
   size_t archive_len;
+  /* compile-time budget (ts_pass_env's): checked before each fusion group */
+  double deadline, time_limit;
 } ts_cg_options;
 
 /* What a compile produced, for the tool's summary. */

@@ -29,6 +29,12 @@
  * overlap checks (which would fail, and fall back to scalar code, for
  * exactly that in-place case).
  *
+ * The GPU form (ts_cg_fusion_kernel_gpu, for nvptx.c) shares the planning
+ * and the element lowering; only the signature (one parameter per operand,
+ * scalars by value), the operands' prologue and the loop differ: a
+ * grid-stride loop over the output's elements, each tensor contiguous in
+ * its own sizes, broadcast operands indexed through the output's sizes.
+ *
  * Less than the interpreter (the group then runs there): float16, bfloat16
  * and complex dtypes; integer division, remainder and fmod (their
  * ZeroDivisionError); integer pow with a non-constant exponent; integer
@@ -37,7 +43,8 @@
  * sizes. Where PyTorch's CPU kernels differ from a literal formula, they are
  * followed: pow by a constant 2, 3, -2, 0.5, -0.5 or -1 is x*x, x*x*x,
  * 1/(x*x), sqrt, rsqrt and 1/x as in PowKernel.cpp (the interpreter calls
- * pow). gelu is math.c's, computed in double: PyTorch's float formula
+ * pow). gelu is math.c's (in float, within 4 ulp of the exact value):
+ * PyTorch's float formula
  * x * 0.5 * (1 + erf(x / sqrt(2))) cancels below x = -2, where the two
  * differ by up to ~1e-7 absolutely (the kernel is the accurate one). */
 #include "codegen.h"
@@ -49,6 +56,7 @@
 #include <llvm-c/IRReader.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1561,6 +1569,102 @@ static void fz_emit_strided(fz_fn *F, const fz_k *K, LLVMValueRef kargs_strides,
   free(st);
 }
 
+/* --------------------------------------------------------------- GPU loop */
+
+/* Whether the module is for NVPTX; else GPU kernels are built for the
+ * host, for the unit tests to run them (tests/unit/test_cg_nvptx.c). */
+static bool fz_nvptx(const ts_cg_module *m) { return strncmp(LLVMGetTarget(m->mod), "nvptx", 5) == 0; }
+
+/* An NVPTX special register's x (reg: "tid", "ntid", "ctaid", "nctaid"),
+ * an i32; on the host a call of the external `i32 tsaot_gpu_tid_x()` ... */
+static LLVMValueRef fz_sreg(fz_fn *F, const char *reg) {
+  char name[48];
+  LLVMTypeRef fty;
+  LLVMValueRef fn;
+  if (fz_nvptx(F->m)) {
+    snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s.x", reg);
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    fn = LLVMGetIntrinsicDeclaration(F->m->mod, id, NULL, 0);
+    fty = LLVMIntrinsicGetType(F->m->ctx, id, NULL, 0);
+  } else {
+    snprintf(name, sizeof name, "tsaot_gpu_%s_x", reg);
+    fty = LLVMFunctionType(F->m->t_i32, NULL, 0, 0);
+    fn = ts_cg_module_extern(F->m, name, fty);
+  }
+  return LLVMBuildCall2(F->b, fty, fn, NULL, 0, "");
+}
+
+/* Where tensor input q's element for output element i lies: q is
+ * contiguous in its own sizes, broadcast to the output's (right-aligned);
+ * i split by the output's sizes (constant divisors), dimensions where
+ * either side is 1 skipped. i itself when the sizes are the output's. */
+static LLVMValueRef fz_gpu_offset(fz_fn *F, const fz_k *K, const fz_io *q, LLVMValueRef i, LLVMTypeRef it) {
+  LLVMBuilderRef B = F->b;
+  int32_t lead = K->nd - q->rank;
+  bool same = lead == 0;
+  for (int32_t d = 0; same && d < K->nd; d++)
+    same = q->isz[d] == K->sizes[d];
+  if (same)
+    return i;
+  LLVMValueRef off = NULL, rem = i;
+  int64_t stride = 1; /* q's stride along dimension d */
+  for (int32_t d = K->nd - 1; d >= lead && d >= 0; d--) {
+    int64_t isz = q->isz[d - lead], osz = K->sizes[d];
+    if (osz == 1)
+      continue;
+    LLVMValueRef sz = LLVMConstInt(it, (unsigned long long)osz, 0);
+    if (isz != 1) {
+      LLVMValueRef idx = d == 0 ? rem : LLVMBuildURem(B, rem, sz, "");
+      LLVMValueRef t = stride == 1 ? idx : LLVMBuildMul(B, idx, LLVMConstInt(it, (unsigned long long)stride, 0), "");
+      off = off ? LLVMBuildAdd(B, off, t, "") : t;
+    }
+    if (d > lead)
+      rem = LLVMBuildUDiv(B, rem, sz, "");
+    stride *= isz;
+  }
+  return off ? off : LLVMConstInt(it, 0, 0);
+}
+
+/* The GPU kernel's loop: a grid-stride loop over the output's n elements,
+ * i = ctaid.x * ntid.x + tid.x, then by nctaid.x * ntid.x while i < n, in
+ * i64 or (index64 false: the caller checked that n plus one stride fits)
+ * i32. */
+static void fz_emit_gpu(fz_fn *F, const fz_k *K, int64_t n, bool index64, LLVMBasicBlockRef exit) {
+  LLVMBuilderRef B = F->b;
+  LLVMTypeRef it = index64 ? F->m->t_i64 : F->m->t_i32;
+  LLVMValueRef tid = fz_sreg(F, "tid");
+  LLVMValueRef ntid = fz_sreg(F, "ntid");
+  LLVMValueRef ctaid = fz_sreg(F, "ctaid");
+  LLVMValueRef nctaid = fz_sreg(F, "nctaid");
+  if (index64) {
+    tid = LLVMBuildZExt(B, tid, it, "");
+    ntid = LLVMBuildZExt(B, ntid, it, "");
+    ctaid = LLVMBuildZExt(B, ctaid, it, "");
+    nctaid = LLVMBuildZExt(B, nctaid, it, "");
+  }
+  LLVMValueRef i0 = LLVMBuildNUWAdd(B, LLVMBuildNUWMul(B, ctaid, ntid, ""), tid, "");
+  LLVMValueRef step = LLVMBuildNUWMul(B, ntid, nctaid, "");
+  LLVMValueRef lim = LLVMConstInt(it, (unsigned long long)n, 0);
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(F->m->ctx, F->fn, "grid");
+  LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, i0, lim, ""), body, exit);
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+  LLVMPositionBuilderAtEnd(B, body);
+  LLVMValueRef i = LLVMBuildPhi(B, it, "i");
+  LLVMAddIncoming(i, &i0, &pre, 1);
+  for (uint32_t k = 0; k < K->nin; k++) {
+    const fz_io *q = &K->io[k];
+    if (!q->used)
+      continue;
+    F->vals[q->v->id] = q->tensor ? fz_load(F, q->dt, fz_gep(F, q->dt, q->ptr, fz_gpu_offset(F, K, q, i, it)), false)
+                                  : q->scalar;
+  }
+  fz_emit_element(F, K, NULL, i);
+  LLVMValueRef next = LLVMBuildNUWAdd(B, i, step, "");
+  LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, next, lim, ""), body, exit);
+  LLVMBasicBlockRef cur = LLVMGetInsertBlock(B);
+  LLVMAddIncoming(i, &next, &cur, 1);
+}
+
 /* ------------------------------------------------------------- the kernel */
 
 /* The group's subgraph when its signature matches the node's. */
@@ -1661,7 +1765,41 @@ static bool fz_plan_group(const ts_node *group, ts_graph *sub, fz_k *K, fz_vi *v
   return true;
 }
 
-LLVMValueRef ts_cg_fusion_kernel(ts_cg_module *m, const ts_node *group, const char *name, ts_diag *d) {
+/* The GPU kernel's function: `void NAME(...)`, one parameter per group
+ * input then output: a tensor's global pointer, an int as i64, a float as
+ * double, a bool as i8; an unused input a pointer (NULL). External, for
+ * nvptx.c to mark as a kernel; kinds[k] says which (TS_CG_GPU_PARAM_*). */
+static LLVMValueRef fz_gpu_function(ts_cg_module *m, const ts_block *blk, const fz_vi *vi, const fz_k *K,
+                                    const char *name, uint8_t *kinds) {
+  uint32_t np = K->nin + K->nout;
+  LLVMTypeRef *pt = calloc(np ? np : 1, sizeof *pt);
+  if (!pt)
+    return NULL;
+  LLVMTypeRef gptr = fz_nvptx(m) ? LLVMPointerTypeInContext(m->ctx, 1) : m->t_ptr; /* global memory */
+  for (uint32_t k = 0; k < np; k++) {
+    const ts_value *v = k < K->nin ? ts_block_input(blk, k) : ts_block_output(blk, k - K->nin);
+    const fz_vi *x = &vi[v->id];
+    uint8_t kind = TS_CG_GPU_PARAM_TENSOR;
+    if (k < K->nin && !v->nuses)
+      kind = TS_CG_GPU_PARAM_UNUSED;
+    else if (x->cls == FZ_V_SCALAR)
+      kind = x->dt == TS_DT_FLOAT64 ? TS_CG_GPU_PARAM_F64 : x->dt == TS_DT_BOOL ? TS_CG_GPU_PARAM_BOOL
+                                                                              : TS_CG_GPU_PARAM_I64;
+    pt[k] = kind == TS_CG_GPU_PARAM_F64 ? m->t_f64 : kind == TS_CG_GPU_PARAM_BOOL ? m->t_i8
+            : kind == TS_CG_GPU_PARAM_I64 ? m->t_i64 : gptr;
+    if (kinds)
+      kinds[k] = kind;
+  }
+  LLVMValueRef fn = LLVMAddFunction(m->mod, name, LLVMFunctionType(m->t_void, pt, np, 0));
+  free(pt);
+  return fn;
+}
+
+/* The kernel for the CPU (gpu NULL) or the GPU (ts_cg_fusion_kernel_gpu):
+ * one planning and one element lowering; the signature, the operands'
+ * prologue and the loops differ. */
+static LLVMValueRef fz_build(ts_cg_module *m, const ts_node *group, const char *name, const ts_cg_gpu_kernel *gpu,
+                             uint8_t *kinds, ts_diag *d) {
   ts_graph *sub = fz_subgraph(group, d);
   if (!sub)
     return NULL;
@@ -1686,28 +1824,41 @@ LLVMValueRef ts_cg_fusion_kernel(ts_cg_module *m, const ts_node *group, const ch
   if (!fz_plan_group(group, sub, &K, vi, plans, d))
     goto done;
 
-  /* void NAME(const ts_cg_kargs *a, int64_t begin, int64_t end) */
-  LLVMTypeRef params[3] = {m->t_ptr, m->t_i64, m->t_i64};
-  LLVMTypeRef fty = LLVMFunctionType(m->t_void, params, 3, 0);
-  fn = LLVMAddFunction(m->mod, name, fty);
-  LLVMSetLinkage(fn, LLVMPrivateLinkage);
+  if (gpu) {
+    fn = fz_gpu_function(m, blk, vi, &K, name, kinds);
+    if (!fn) {
+      ts_diag_error(d, "out of memory");
+      goto done;
+    }
+  } else {
+    /* void NAME(const ts_cg_kargs *a, int64_t begin, int64_t end) */
+    LLVMTypeRef params[3] = {m->t_ptr, m->t_i64, m->t_i64};
+    LLVMTypeRef fty = LLVMFunctionType(m->t_void, params, 3, 0);
+    fn = LLVMAddFunction(m->mod, name, fty);
+    LLVMSetLinkage(fn, LLVMPrivateLinkage);
+  }
   unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(m->ctx, nounwind, 0));
   LLVMBuilderRef b = LLVMCreateBuilderInContext(m->ctx);
   fz_fn F = {.m = m, .b = b, .fn = fn, .d = d, .body = blk, .vi = vi, .plans = plans, .vals = vals};
-  F.group = fz_access_group(m->ctx);
+  F.group = gpu ? NULL : fz_access_group(m->ctx);
   F.md_group = LLVMGetMDKindIDInContext(m->ctx, "llvm.access.group", 17);
   F.md_loop = LLVMGetMDKindIDInContext(m->ctx, "llvm.loop", 9);
 
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(m->ctx, fn, "entry");
   LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(m->ctx, fn, "exit");
   LLVMPositionBuilderAtEnd(b, entry);
-  LLVMValueRef kargs = LLVMGetParam(fn, 0), begin = LLVMGetParam(fn, 1), end = LLVMGetParam(fn, 2);
-  LLVMTypeRef kfields[3] = {m->t_ptr, m->t_ptr, m->t_i64};
-  LLVMTypeRef kty = LLVMStructTypeInContext(m->ctx, kfields, 3, 0);
-  LLVMValueRef ptrs = LLVMBuildLoad2(b, m->t_ptr, LLVMBuildStructGEP2(b, kty, kargs, 0, ""), "ptrs");
-  LLVMValueRef strides = LLVMBuildLoad2(b, m->t_ptr, LLVMBuildStructGEP2(b, kty, kargs, 1, ""), "strides");
-  LLVMValueRef contig = LLVMBuildLoad2(b, m->t_i64, LLVMBuildStructGEP2(b, kty, kargs, 2, ""), "contig");
+  LLVMValueRef ptrs = NULL, strides = NULL, contig = NULL, begin = NULL, end = NULL;
+  if (!gpu) {
+    LLVMValueRef kargs = LLVMGetParam(fn, 0);
+    begin = LLVMGetParam(fn, 1);
+    end = LLVMGetParam(fn, 2);
+    LLVMTypeRef kfields[3] = {m->t_ptr, m->t_ptr, m->t_i64};
+    LLVMTypeRef kty = LLVMStructTypeInContext(m->ctx, kfields, 3, 0);
+    ptrs = LLVMBuildLoad2(b, m->t_ptr, LLVMBuildStructGEP2(b, kty, kargs, 0, ""), "ptrs");
+    strides = LLVMBuildLoad2(b, m->t_ptr, LLVMBuildStructGEP2(b, kty, kargs, 1, ""), "strides");
+    contig = LLVMBuildLoad2(b, m->t_i64, LLVMBuildStructGEP2(b, kty, kargs, 2, ""), "contig");
+  }
   bool empty = false;
   for (int32_t i = 0; i < K.nd; i++)
     empty = empty || K.sizes[i] == 0;
@@ -1720,12 +1871,19 @@ LLVMValueRef ts_cg_fusion_kernel(ts_cg_module *m, const ts_node *group, const ch
       continue;
     q->dt = (ts_dtype)x->dt;
     q->tensor = x->cls == FZ_V_TENSOR;
-    LLVMValueRef ix = fz_ci(&F, k);
-    q->ptr = LLVMBuildLoad2(b, m->t_ptr, LLVMBuildInBoundsGEP2(b, m->t_ptr, ptrs, &ix, 1, ""), "");
+    if (gpu) {
+      /* tensors by pointer, scalars by value */
+      q->ptr = q->tensor ? LLVMGetParam(fn, k) : NULL;
+      q->scalar = q->tensor ? NULL : LLVMGetParam(fn, k);
+    } else {
+      LLVMValueRef ix = fz_ci(&F, k);
+      q->ptr = LLVMBuildLoad2(b, m->t_ptr, LLVMBuildInBoundsGEP2(b, m->t_ptr, ptrs, &ix, 1, ""), "");
+    }
     if (!q->tensor) {
       /* int64_t, double, or bool as one byte */
       LLVMTypeRef st = x->dt == TS_DT_FLOAT64 ? m->t_f64 : x->dt == TS_DT_BOOL ? m->t_i8 : m->t_i64;
-      q->scalar = LLVMBuildLoad2(b, st, q->ptr, "");
+      if (!gpu)
+        q->scalar = LLVMBuildLoad2(b, st, q->ptr, "");
       if (x->dt == TS_DT_BOOL)
         q->scalar = LLVMBuildICmp(b, LLVMIntNE, q->scalar, LLVMConstInt(m->t_i8, 0, 0), "");
     } else if (k < K.nin) {
@@ -1736,6 +1894,8 @@ LLVMValueRef ts_cg_fusion_kernel(ts_cg_module *m, const ts_node *group, const ch
   }
   if (empty) {
     LLVMBuildBr(b, exit);
+  } else if (gpu) {
+    fz_emit_gpu(&F, &K, gpu->nelems, gpu->index64, exit);
   } else {
     LLVMBasicBlockRef cb = LLVMAppendBasicBlockInContext(m->ctx, fn, "contig.pre");
     LLVMBasicBlockRef sb = LLVMAppendBasicBlockInContext(m->ctx, fn, "strided.pre");
@@ -1762,4 +1922,13 @@ done:
   free(plans);
   free(vi);
   return fn;
+}
+
+LLVMValueRef ts_cg_fusion_kernel(ts_cg_module *m, const ts_node *group, const char *name, ts_diag *d) {
+  return fz_build(m, group, name, NULL, NULL, d);
+}
+
+LLVMValueRef ts_cg_fusion_kernel_gpu(ts_cg_module *m, const ts_node *group, const char *name,
+                                     const ts_cg_gpu_kernel *k, uint8_t *param_kinds, ts_diag *d) {
+  return fz_build(m, group, name, k, param_kinds, d);
 }

@@ -161,6 +161,12 @@ bool ts_cg_module_optimize(ts_cg_module *m, ts_diag *d) {
   LLVMPassBuilderOptionsSetLoopUnrolling(po, true);
   char pipeline[32];
   snprintf(pipeline, sizeof pipeline, "default<O%d>", m->opt_level);
+  return ts_cg_module_run_passes(m, pipeline, po, d);
+}
+
+bool ts_cg_module_run_passes(ts_cg_module *m, const char *pipeline, LLVMPassBuilderOptionsRef po, ts_diag *d) {
+  if (!po)
+    po = LLVMCreatePassBuilderOptions();
   LLVMErrorRef e = LLVMRunPasses(m->mod, pipeline, m->tm, po);
   LLVMDisposePassBuilderOptions(po);
   if (e) {

@@ -21,12 +21,13 @@
  */
 #define _DEFAULT_SOURCE /* wait4: the peak memory of one child, not of all */
 #include "aot.h"
+#include "cuda.h"
 #include "model.h"
 #include "npy.h"
 #include "runtime.h"
+#include "so_load.h"
 #include "tsaot.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -60,6 +61,9 @@ static void ts_bench_usage(FILE *f) {
           "  --keep DIR         keep the compiled library in DIR (default: a temporary\n"
           "                     folder, removed at exit)\n"
           "  --no-interp        time the compiled model only\n"
+          "  --device cuda      time on the GPU with CUDA events: opens the CUDA driver\n"
+          "                     (exit status 1 without one); the GPU run path is not\n"
+          "                     wired yet, so it stops after opening device 0\n"
           "  --profile          time every node and print where the time goes, per op\n"
           "                     kind, fusion groups one by one\n"
           "  --json             one JSON object on stdout instead of the table\n"
@@ -101,57 +105,11 @@ static bool ts_bench_parse_int(const char *s, long lo, long hi, long *out) {
 
 /* ------------------------------------------------------ compiled models */
 
-typedef struct ts_bench_so {
-  void *h;
-  const char *name;
-  int (*init)(void);
-  void (*release)(void);
-  int (*num_inputs)(void);
-  int (*num_outputs)(void);
-  size_t (*arena_size)(void);
-  void (*set_threads)(int);
-  int (*run)(const DLTensor *, int, DLManagedTensor **, int, int *);
-  const char *(*last_error)(void);
-  int (*last_bailout)(void);
-  int (*profile)(int);
-  int (*profile_rows)(tsaot_profile_row *, int);
-} ts_bench_so;
-
-static void *ts_bench_sym(void *h, const char *name, const char *fn) {
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s_%s", name, fn);
-  return dlsym(h, buf);
-}
-
-/* Opens a library tsaot wrote; false after printing why. */
-static bool ts_bench_so_open(const char *prog, const char *path, ts_bench_so *so) {
-  char full[PATH_MAX];
-  /* a name without a slash is looked up on the library path: ./ keeps it a file */
-  snprintf(full, sizeof full, "%s%s", strchr(path, '/') ? "" : "./", path);
-  memset(so, 0, sizeof *so);
-  if (!(so->h = dlopen(full, RTLD_NOW | RTLD_LOCAL))) {
-    const char *e = dlerror();
-    fprintf(stderr, "%s: %s\n", prog, e ? e : path);
-    return false;
-  }
-  if (!(so->name = dlsym(so->h, "tsaot_model_name"))) {
-    fprintf(stderr, "%s: %s: not a model compiled by tsaot (it exports no tsaot_model_name)\n", prog, path);
-    return false;
-  }
-  *(void **)&so->init = ts_bench_sym(so->h, so->name, "init");
-  *(void **)&so->release = ts_bench_sym(so->h, so->name, "release");
-  *(void **)&so->num_inputs = ts_bench_sym(so->h, so->name, "num_inputs");
-  *(void **)&so->num_outputs = ts_bench_sym(so->h, so->name, "num_outputs");
-  *(void **)&so->arena_size = ts_bench_sym(so->h, so->name, "arena_size");
-  *(void **)&so->set_threads = ts_bench_sym(so->h, so->name, "set_threads");
-  *(void **)&so->run = ts_bench_sym(so->h, so->name, "run");
-  *(void **)&so->last_error = ts_bench_sym(so->h, so->name, "last_error");
-  *(void **)&so->last_bailout = ts_bench_sym(so->h, so->name, "last_bailout");
-  *(void **)&so->profile = ts_bench_sym(so->h, so->name, "profile");
-  *(void **)&so->profile_rows = ts_bench_sym(so->h, so->name, "profile_rows");
-  if (!so->init || !so->release || !so->num_inputs || !so->num_outputs || !so->arena_size || !so->set_threads ||
-      !so->run || !so->last_error || !so->last_bailout) {
-    fprintf(stderr, "%s: %s: the model '%s' lacks functions of include/tsaot.h\n", prog, path, so->name);
+/* Opens a library tsaot wrote and loads its model; false after printing why. */
+static bool ts_bench_so_open(const char *prog, const char *path, ts_tool_so *so) {
+  char why[1024];
+  if (!ts_tool_so_open(so, path, why, sizeof why)) {
+    fprintf(stderr, "%s: %s\n", prog, why);
     return false;
   }
   if (so->init() != 0) {
@@ -174,7 +132,7 @@ static void ts_bench_outs_clear(ts_bench_outs *o) {
 }
 
 /* One run of the library; outputs kept in o (the previous ones freed). */
-static bool ts_bench_so_run(const char *prog, ts_bench_so *so, const DLTensor *in, int nin, ts_bench_outs *o) {
+static bool ts_bench_so_run(const char *prog, ts_tool_so *so, const DLTensor *in, int nin, ts_bench_outs *o) {
   ts_bench_outs_clear(o);
   int r = so->run(in, nin, o->t, o->cap, &o->n);
   if (r != 0) {
@@ -238,7 +196,7 @@ static int ts_bench_cold(int argc, char **argv) {
   ts_rt_ctx ctx;
   ts_rt_ctx_init(&ctx, 1);
   ts_bench_inputs in = {0};
-  ts_bench_so so;
+  ts_tool_so so;
   ts_bench_outs o = {0};
   int rc = 1;
   if (!ts_bench_inputs_read("tsaot-bench", &ctx, (const char *const *)argv + 4, argc - 4, &in))
@@ -642,7 +600,7 @@ static uint64_t ts_bench_dl_bytes(const DLTensor *t) {
 /* ----------------------------------------------------------------- main */
 
 typedef struct ts_bench_opts {
-  const char *model, *compiled, *tsaot, *keep;
+  const char *model, *compiled, *tsaot, *keep, *device;
   const char **inputs;
   int ninputs;
   long iters, warmup, threads;
@@ -687,7 +645,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--no-interp")) {
       o.no_interp = true;
     } else if (!strcmp(a, "--iters") || !strcmp(a, "--warmup") || !strcmp(a, "--threads") ||
-               !strcmp(a, "--compiled") || !strcmp(a, "--tsaot") || !strcmp(a, "--keep")) {
+               !strcmp(a, "--compiled") || !strcmp(a, "--tsaot") || !strcmp(a, "--keep") || !strcmp(a, "--device")) {
       if (++i == argc) {
         fprintf(stderr, "%s: error: %s needs a value\n", prog, a);
         free(o.inputs);
@@ -705,6 +663,14 @@ int main(int argc, char **argv) {
         o.compiled = v;
       else if (!strcmp(a, "--tsaot"))
         o.tsaot = v;
+      else if (!strcmp(a, "--device")) {
+        o.device = v;
+        if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0) {
+          fprintf(stderr, "%s: error: --device wants cpu or cuda, got '%s'\n", prog, v);
+          free(o.inputs);
+          return 2;
+        }
+      }
       else
         o.keep = v;
       if (!ok) {
@@ -727,6 +693,21 @@ int main(int argc, char **argv) {
     free(o.inputs);
     return 2;
   }
+  if (o.device && !strcmp(o.device, "cuda")) {
+    /* the driver first: a host without one gets the reason before any compiling */
+    ts_rt_cuda cu;
+    ts_buf why = {0};
+    if (ts_rt_cuda_open(&cu, 0, &why)) {
+      ts_rt_cuda_close(&cu);
+      fprintf(stderr, "%s: --device cuda: CUDA device 0 opened, but the GPU run path is not wired yet "
+                      "(runtime/README.md)\n", prog);
+    } else {
+      fprintf(stderr, "%s: --device cuda: %s\n", prog, why.data ? why.data : "out of memory");
+    }
+    ts_buf_free(&why);
+    free(o.inputs);
+    return 1;
+  }
 
   int rc = 1;
   char self[PATH_MAX] = "", tsaot[PATH_MAX] = "", tmpdir[] = "/tmp/tsaot-bench-XXXXXX", sopath[PATH_MAX] = "";
@@ -741,7 +722,7 @@ int main(int argc, char **argv) {
   ts_rt_model *m = NULL;
   ts_iv *args = NULL, iret = ts_iv_none();
   bool have_iret = false;
-  ts_bench_so so = {0};
+  ts_tool_so so = {0};
   ts_bench_outs outs = {0};
   uint64_t *times = NULL;
   ts_bench_side interp = {0}, comp = {0};

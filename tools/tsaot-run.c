@@ -3,12 +3,17 @@
  *
  *   tsaot-run MODEL.pt in0.npy ... -o OUTDIR [--threads N] [--method NAME]
  *             [--optimize] [--passes LIST] [--print-after-all] [--stats]
- *   tsaot-run MODEL.so in0.npy ... -o OUTDIR [--threads N]
+ *   tsaot-run MODEL.so in0.npy ... -o OUTDIR [--threads N] [--device cpu|cuda]
  *
  * A .pt runs in the reference interpreter; a .so (tsaot MODEL.pt -o
  * MODEL.so) is loaded with dlopen and run through its C ABI
  * (include/tsaot.h): forward only, with a note on stderr when its inputs
  * were off the compiled specialisation and it ran in its interpreter.
+ *
+ * --device cuda (a .so compiled with tsaot --device cuda) opens the CUDA
+ * driver and device 0 and loads the library's PTX and kernels
+ * (runtime/cuda.h); the run itself is still the CPU's: the GPU run path is
+ * not wired yet. Without a driver it fails with exit status 1.
  *
  * --optimize runs the interpreter on the optimization pipeline's output
  * (passes/pipeline.c), specialised to the given inputs, so that the passes
@@ -34,12 +39,13 @@
  * usage error.
  */
 #include "aot.h"
+#include "cuda.h"
 #include "model.h"
 #include "npy.h"
 #include "passes.h"
 #include "runtime.h"
+#include "so_load.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +55,7 @@
 static void ts_run_usage(FILE *f) {
   fprintf(f,
           "usage: tsaot-run MODEL.pt [in0.npy ...] -o OUTDIR [--threads N] [--method NAME]\n"
-          "       tsaot-run MODEL.so [in0.npy ...] -o OUTDIR [--threads N]\n"
+          "       tsaot-run MODEL.so [in0.npy ...] -o OUTDIR [--threads N] [--device cpu|cuda]\n"
           "\n"
           "Runs a method of MODEL.pt (an archive torch.jit.save wrote) in the reference\n"
           "interpreter on the arguments in0.npy ... (after self, in order) and writes its\n"
@@ -59,6 +65,8 @@ static void ts_run_usage(FILE *f) {
           "  -o OUTDIR      where the outputs go (made if missing)\n"
           "  --threads N    threads for the kernels (default: every processor)\n"
           "  --method NAME  the method to run (default: forward; .pt only)\n"
+          "  --device cuda  (.so) open the CUDA driver and load the library's kernels\n"
+          "                 (tsaot --device cuda); the run is still on the CPU\n"
           "  --optimize     (.pt) run the optimized graph: the default pass pipeline,\n"
           "                 specialised to these inputs (tsaot-opt --help lists it)\n"
           "  --passes LIST  (.pt) run the graph after these passes instead (comma-separated;\n"
@@ -128,75 +136,42 @@ static bool ts_run_write(void *arg, ts_rt_tensor *t, ts_iv v) {
 
 /* ----------------------------------------------------- compiled models */
 
-/* The functions of include/tsaot.h a compiled model exports as NAME_... */
-typedef struct ts_run_so_fns {
-  int (*init)(void);
-  void (*release)(void);
-  int (*num_inputs)(void);
-  int (*num_outputs)(void);
-  void (*set_threads)(int);
-  int (*run)(const DLTensor *, int, DLManagedTensor **, int, int *);
-  const char *(*last_error)(void);
-  int (*last_bailout)(void);
-} ts_run_so_fns;
-
-static void *ts_run_sym(void *h, const char *name, const char *fn) {
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s_%s", name, fn);
-  return dlsym(h, buf);
-}
-
 /* Runs a compiled model (tsaot MODEL.pt -o MODEL.so): the model's name
  * from its exported tsaot_model_name, then NAME_run on the .npy inputs as
  * DLTensors (the library applies the 0-d rules), the outputs written as
  * for a .pt. */
-static int ts_run_so(const char *path, const char **inputs, int ninputs, const char *outdir, int nthreads) {
-  /* a name without a slash is looked up on the library path: ./ keeps it a file */
-  char *full = NULL;
-  if (!strchr(path, '/')) {
-    size_t n = strlen(path);
-    if (!(full = malloc(n + 3))) {
-      fprintf(stderr, "tsaot-run: out of memory\n");
-      return 1;
-    }
-    memcpy(full, "./", 2);
-    memcpy(full + 2, path, n + 1);
-  }
-  void *h = dlopen(full ? full : path, RTLD_NOW | RTLD_LOCAL);
-  free(full);
-  if (!h) {
-    const char *e = dlerror();
-    fprintf(stderr, "tsaot-run: %s\n", e ? e : path);
+static int ts_run_so(const char *path, const char **inputs, int ninputs, const char *outdir, int nthreads, bool cuda) {
+  ts_tool_so f;
+  char why[1024];
+  if (!ts_tool_so_open(&f, path, why, sizeof why)) {
+    fprintf(stderr, "tsaot-run: %s\n", why);
     return 1;
   }
+  void *h = f.h;
+  const char *name = f.name;
   int rc = 1, nout = 0;
   ts_rt_ctx ctx;
   ts_rt_ctx_init(&ctx, 1);
   ts_rt_tensor **ts = calloc((size_t)ninputs + 1, sizeof *ts);
   DLTensor *dls = calloc((size_t)ninputs + 1, sizeof *dls);
   DLManagedTensor **outs = NULL;
-  ts_run_so_fns f = {0};
-  const char *name = dlsym(h, "tsaot_model_name");
+  ts_rt_cuda cu = {0};
   if (!ts || !dls) {
     fprintf(stderr, "tsaot-run: out of memory\n");
     goto out;
   }
-  if (!name) {
-    fprintf(stderr, "tsaot-run: %s: not a model compiled by tsaot (it exports no tsaot_model_name)\n", path);
-    goto out;
-  }
-  *(void **)&f.init = ts_run_sym(h, name, "init");
-  *(void **)&f.release = ts_run_sym(h, name, "release");
-  *(void **)&f.num_inputs = ts_run_sym(h, name, "num_inputs");
-  *(void **)&f.num_outputs = ts_run_sym(h, name, "num_outputs");
-  *(void **)&f.set_threads = ts_run_sym(h, name, "set_threads");
-  *(void **)&f.run = ts_run_sym(h, name, "run");
-  *(void **)&f.last_error = ts_run_sym(h, name, "last_error");
-  *(void **)&f.last_bailout = ts_run_sym(h, name, "last_bailout");
-  if (!f.init || !f.release || !f.num_inputs || !f.num_outputs || !f.set_threads || !f.run || !f.last_error ||
-      !f.last_bailout) {
-    fprintf(stderr, "tsaot-run: %s: the model '%s' lacks functions of include/tsaot.h\n", path, name);
-    goto out;
+  if (cuda) {
+    ts_buf why = {0};
+    uint32_t nk = 0;
+    bool ok = ts_rt_cuda_open_library(&cu, h, name, &nk, &why);
+    if (ok)
+      fprintf(stderr, "tsaot-run: note: %u CUDA kernels loaded on device 0; the GPU run path is not wired yet: "
+                      "the model runs on the CPU\n", nk);
+    else
+      fprintf(stderr, "tsaot-run: %s: --device cuda: %s\n", path, why.data ? why.data : "out of memory");
+    ts_buf_free(&why);
+    if (!ok)
+      goto out;
   }
   if (f.init() != 0) {
     fprintf(stderr, "tsaot-run: %s: cannot load the model: %s\n", path, f.last_error());
@@ -260,6 +235,7 @@ out:
   free(dls);
   if (f.release)
     f.release();
+  ts_rt_cuda_close(&cu);
   ts_rt_ctx_free(&ctx);
   /* no dlclose: the library's one-time tables (its op table, its kernels'
    * bindings) live until exit, as they would in the program it belongs to */
@@ -267,7 +243,7 @@ out:
 }
 
 int main(int argc, char **argv) {
-  const char *path = NULL, *outdir = NULL, *method = "forward", *passes = NULL, *log = NULL;
+  const char *path = NULL, *outdir = NULL, *method = "forward", *passes = NULL, *log = NULL, *device = "cpu";
   bool stats = false;
   int nthreads = 0;
   const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
@@ -302,6 +278,13 @@ int main(int argc, char **argv) {
         return 2;
       }
       passes = argv[i];
+    } else if (strcmp(a, "--device") == 0) {
+      if (++i == argc || (strcmp(argv[i], "cpu") != 0 && strcmp(argv[i], "cuda") != 0)) {
+        fprintf(stderr, "tsaot-run: error: --device wants cpu or cuda\n");
+        free(inputs);
+        return 2;
+      }
+      device = argv[i];
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--method") == 0) {
       if (++i == argc) {
         fprintf(stderr, "tsaot-run: error: %s needs a value\n", a);
@@ -350,11 +333,17 @@ int main(int argc, char **argv) {
       free(inputs);
       return 2;
     }
-    int rc = ts_run_so(path, inputs, ninputs, outdir, nthreads);
+    int rc = ts_run_so(path, inputs, ninputs, outdir, nthreads, strcmp(device, "cuda") == 0);
     free(inputs);
     return rc;
   }
 
+  if (strcmp(device, "cuda") == 0) {
+    fprintf(stderr, "tsaot-run: error: --device cuda runs a model compiled by tsaot --device cuda (MODEL.so); the "
+                    "interpreter runs on the CPU only\n");
+    free(inputs);
+    return 2;
+  }
   int rc = 1;
   ts_diag d = {0};
   d.max_errors = 50;

@@ -2,8 +2,9 @@
  *
  *   tsaot MODEL.pt -o OUT.so [--example in0.npy ...] [--input f32[1,3,224,224] ...]
  *         [-c] [--name NAME] [-O0..-O3] [--no-fallback] [--device cpu|cuda]
+ *         [--gpu-arch sm_XX] [--emit-ptx FILE]
  *         [--emit-llvm FILE] [--print-after-all] [--target T] [--cpu C]
- *         [--features F] [-v]
+ *         [--features F] [--time-limit S] [--memory-limit M] [-v]
  *
  * Compiles forward: the pass pipeline specialised to the input specs (from
  * example .npy files or spec texts, in argument order), then code
@@ -53,11 +54,20 @@ static void ts_cc_usage(FILE *f) {
           "  -O0 .. -O3        LLVM optimization level (default: -O3)\n"
           "  --no-fallback     no interpreter in the output: inputs off the specialisation\n"
           "                    are an error (TSAOT_E_INPUT) instead of a slower run\n"
-          "  --device cpu|cuda where the code runs (default: cpu)\n"
+          "  --device cpu|cuda where the code runs (default: cpu); cuda also compiles every\n"
+          "                    fusion group to PTX, embedded as NAME_cuda (the library still\n"
+          "                    runs on the CPU: the GPU run path is not wired yet)\n"
+          "  --gpu-arch SM     the GPU for --device cuda: sm_70, sm_72, sm_75, sm_80 (default),\n"
+          "                    sm_86, sm_87, sm_89, sm_90, sm_90a\n"
+          "  --emit-ptx FILE   with --device cuda, write the PTX to FILE too\n"
           "  --emit-llvm FILE  write the optimized LLVM IR to FILE\n"
           "  --print-after-all print the graph after each pass to stderr\n"
           "  --target TRIPLE, --cpu NAME, --features +a,-b\n"
           "                    cross compilation (default: this machine)\n"
+          "  --time-limit S    stop with an error when compiling takes over S seconds\n"
+          "                    (checked between passes and fusion groups; default: 600)\n"
+          "  --memory-limit M  stop with an error when the graphs take over M MiB\n"
+          "                    (default: 4096)\n"
           "  -v, --verbose     progress, timings and a summary to stderr\n"
           "  -h, --help        this text\n"
           "\n"
@@ -70,6 +80,32 @@ static double ts_cc_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The compile-time budgets: seconds from the start, MiB of graph arenas. */
+static double ts_cc_time_limit = 600, ts_cc_memory_limit = 4096;
+
+/* Reads a --time-limit/--memory-limit value: a positive number up to max. */
+static bool ts_cc_limit(const char *opt, const char *v, double max, double *out) {
+  char *end;
+  errno = 0;
+  double x = strtod(v, &end);
+  if (errno || end == v || *end || !(x > 0) || x > max) {
+    fprintf(stderr, "tsaot: error: %s wants a positive number up to %.0f, got '%s'\n", opt, max, v);
+    return false;
+  }
+  *out = x;
+  return true;
+}
+
+/* Prints why compiling failed: the memory limit when the graphs' arenas
+ * reached it (what failed then is only its symptom), else the diagnostics. */
+static void ts_cc_report(const ts_diag *d, const char *fallback) {
+  if (ts_arena_total_limit_hit())
+    fprintf(stderr, "tsaot: error: compilation passed its memory limit of %g MiB (raise it with --memory-limit)\n",
+            ts_cc_memory_limit);
+  else
+    fputs(d->text.data ? d->text.data : fallback, stderr);
 }
 
 static bool ts_cc_is_ident(const char *s) {
@@ -201,9 +237,46 @@ out:
   return bytes;
 }
 
+/* --device cuda: the fusion groups as PTX (codegen/nvptx.c), embedded in
+ * the CPU module as NAME_cuda and written to emit_ptx. */
+static bool ts_cc_cuda(ts_cg_module *mod, const ts_graph *g, const char *name, const char *arch, const char *emit_ptx,
+                       int opt, bool verbose, const char *path, ts_diag *d) {
+  double t0 = ts_cc_now();
+  ts_cg_cuda_options co = {.arch = arch ? arch : "sm_80", .opt_level = opt};
+  ts_cg_cuda_ptx p;
+  if (!ts_cg_cuda_compile(g, &co, &p, d)) {
+    fprintf(stderr, "tsaot: %s: --device cuda: ", path);
+    fputs(d->text.data ? d->text.data : "PTX generation failed\n", stderr);
+    return false;
+  }
+  bool ok = ts_cg_cuda_embed(mod, name, co.arch, &p, d);
+  if (ok && emit_ptx) {
+    FILE *f = fopen(emit_ptx, "w");
+    ok = f && fwrite(p.ptx.data, 1, p.ptx.len, f) == p.ptx.len;
+    if (f && fclose(f) != 0)
+      ok = false;
+    if (!ok)
+      ts_diag_error(d, "%s: cannot write the PTX: %s", emit_ptx, strerror(errno));
+  }
+  if (!ok)
+    fputs(d->text.data ? d->text.data : "tsaot: --device cuda failed\n", stderr);
+  if (ok && verbose) {
+    for (const char *s = p.notes.data; s && *s;) {
+      const char *nl = strchr(s, '\n');
+      size_t len = nl ? (size_t)(nl - s) : strlen(s);
+      fprintf(stderr, "tsaot: note: %.*s\n", (int)len, s);
+      s += len + (nl != NULL);
+    }
+    fprintf(stderr, "tsaot: cuda: %u of %u fusion groups as %s kernels, %zu bytes of PTX%s, %.3f s\n", p.nk,
+            p.ngroups, co.arch, p.ptx.len, p.libdevice ? " (libdevice linked)" : "", ts_cc_now() - t0);
+  }
+  ts_cg_cuda_ptx_free(&p);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   const char *path = NULL, *out = NULL, *name = "model", *emit_llvm = NULL, *log = NULL;
-  const char *device = "cpu";
+  const char *device = "cpu", *gpu_arch = NULL, *emit_ptx = NULL;
   ts_cg_target_opts target = {.opt_level = 3};
   bool object = false, no_fallback = false, verbose = false;
   const char **specs = calloc((size_t)argc + 1, sizeof *specs);
@@ -226,11 +299,20 @@ int main(int argc, char **argv) {
       verbose = true;
     } else if (!strcmp(a, "--print-after-all")) {
       log = "all";
+    } else if (!strcmp(a, "--time-limit") || !strcmp(a, "--memory-limit")) {
+      bool time = !strcmp(a, "--time-limit");
+      if (++i == argc)
+        fprintf(stderr, "tsaot: error: %s needs a value\n", a);
+      if (i == argc || !ts_cc_limit(a, argv[i], time ? 1e9 : 1 << 30, time ? &ts_cc_time_limit : &ts_cc_memory_limit)) {
+        free(specs);
+        return 2;
+      }
     } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
       target.opt_level = a[2] - '0';
     } else if (!strcmp(a, "-o") || !strcmp(a, "--example") || !strcmp(a, "--input") || !strcmp(a, "--name") ||
                !strcmp(a, "--device") || !strcmp(a, "--emit-llvm") || !strcmp(a, "--target") ||
-               !strcmp(a, "--cpu") || !strcmp(a, "--features")) {
+               !strcmp(a, "--cpu") || !strcmp(a, "--features") || !strcmp(a, "--gpu-arch") ||
+               !strcmp(a, "--emit-ptx")) {
       if (++i == argc) {
         fprintf(stderr, "tsaot: error: %s needs a value\n", a);
         free(specs);
@@ -250,6 +332,10 @@ int main(int argc, char **argv) {
         name = v;
       else if (!strcmp(a, "--device"))
         device = v;
+      else if (!strcmp(a, "--gpu-arch"))
+        gpu_arch = v;
+      else if (!strcmp(a, "--emit-ptx"))
+        emit_ptx = v;
       else if (!strcmp(a, "--emit-llvm"))
         emit_llvm = v;
       else if (!strcmp(a, "--target"))
@@ -285,17 +371,27 @@ int main(int argc, char **argv) {
     free(specs);
     return 2;
   }
-  if (strcmp(device, "cpu") != 0) {
-    if (strcmp(device, "cuda") == 0)
-      fprintf(stderr, "tsaot: error: --device cuda is not supported yet; compile for --device cpu\n");
-    else
-      fprintf(stderr, "tsaot: error: --device wants cpu or cuda, got '%s'\n", device);
+  bool cuda = strcmp(device, "cuda") == 0;
+  if (!cuda && strcmp(device, "cpu") != 0) {
+    fprintf(stderr, "tsaot: error: --device wants cpu or cuda, got '%s'\n", device);
     free(specs);
-    return strcmp(device, "cuda") == 0 ? 1 : 2;
+    return 2;
+  }
+  if (!cuda && (gpu_arch || emit_ptx)) {
+    fprintf(stderr, "tsaot: error: %s needs --device cuda\n", gpu_arch ? "--gpu-arch" : "--emit-ptx");
+    free(specs);
+    return 2;
+  }
+  if (gpu_arch && !ts_cg_gpu_arch_ptx(gpu_arch)) {
+    fprintf(stderr, "tsaot: error: --gpu-arch '%s': expected sm_70, sm_72, sm_75, sm_80, sm_86, sm_87, sm_89, "
+            "sm_90 or sm_90a\n", gpu_arch);
+    free(specs);
+    return 2;
   }
 
   int rc = 1;
   double t0 = ts_cc_now();
+  ts_arena_set_total_limit((size_t)(ts_cc_memory_limit * 1048576.0));
   ts_diag d = {0};
   d.max_errors = 20;
   ts_rt_model *m = NULL;
@@ -314,12 +410,12 @@ int main(int argc, char **argv) {
   if (!(archive = ts_tool_read_file("tsaot", path, (size_t)1 << 34, &archive_len)))
     goto done;
   if (!(m = ts_rt_model_load_buffer(archive, archive_len, path, &d))) {
-    fputs(d.text.data ? d.text.data : "tsaot: cannot load the model\n", stderr);
+    ts_cc_report(&d, "tsaot: cannot load the model\n");
     goto done;
   }
   ts_graph *g = ts_rt_model_graph(m, "forward", &d);
   if (!g) {
-    fputs(d.text.data ? d.text.data : "tsaot: cannot compile forward\n", stderr);
+    ts_cc_report(&d, "tsaot: cannot compile forward\n");
     goto done;
   }
   uint32_t nparams = ts_block_ninputs(g->block) - 1;
@@ -344,19 +440,21 @@ int main(int argc, char **argv) {
                      .module = &root,
                      .input_types = types,
                      .ninput_types = types ? ts_block_ninputs(sg->block) : 0,
+                     .deadline = t0 + ts_cc_time_limit,
+                     .time_limit = ts_cc_time_limit,
                      .log_passes = log};
   if (verbose)
     fprintf(stderr, "tsaot: %s: optimizing forward (%u nodes)\n", path, ts_pass_count_nodes(g));
   if (!ts_pass_run_list(sg, "default", &env)) {
-    fputs(d.text.data ? d.text.data : "tsaot: a pass failed\n", stderr);
+    ts_cc_report(&d, "tsaot: a pass failed\n");
     goto done;
   }
   /* the unspecialised graph, for inputs off the specialisation */
   if (nspecs && !no_fallback) {
-    ts_pass_env fenv = {.d = &d, .module = &root};
+    ts_pass_env fenv = {.d = &d, .module = &root, .deadline = env.deadline, .time_limit = ts_cc_time_limit};
     if (!(fg = ts_graph_copy(g)) || (nspecs < nparams && !ts_cc_bind_defaults(m, fg, 1 + nspecs, path)) ||
         !ts_pass_run_list(fg, "default", &fenv)) {
-      fputs(d.text.data ? d.text.data : "tsaot: a pass failed on the unspecialised graph\n", stderr);
+      ts_cc_report(&d, "tsaot: a pass failed on the unspecialised graph\n");
       goto done;
     }
   }
@@ -365,7 +463,8 @@ int main(int argc, char **argv) {
   double t_measure = ts_cc_now() - t0 - t_passes;
 
   ts_cg_options o = {.name = name, .target = target, .no_fallback = no_fallback, .shared = !object,
-                     .emit_llvm = emit_llvm, .verbose = verbose, .archive = archive, .archive_len = archive_len};
+                     .emit_llvm = emit_llvm, .verbose = verbose, .archive = archive, .archive_len = archive_len,
+                     .deadline = env.deadline, .time_limit = ts_cc_time_limit};
   if (!ts_cg_module_init(&mod, name, &target, &d)) {
     fputs(d.text.data ? d.text.data : "tsaot: cannot set up LLVM\n", stderr);
     goto done;
@@ -376,9 +475,11 @@ int main(int argc, char **argv) {
             ts_pass_count_kind(sg, TS_K_prim_FusionGroup));
   if (!ts_cg_model_build(&mod, sg, fg, &o, heap, &stats, &d)) {
     fprintf(stderr, "tsaot: %s: ", path);
-    fputs(d.text.data ? d.text.data : "code generation failed\n", stderr);
+    ts_cc_report(&d, "code generation failed\n");
     goto done;
   }
+  if (cuda && !ts_cc_cuda(&mod, sg, name, gpu_arch, emit_ptx, target.opt_level, verbose, path, &d))
+    goto done;
   double t1 = ts_cc_now();
   if (!ts_cg_module_optimize(&mod, &d)) {
     fputs(d.text.data ? d.text.data : "tsaot: LLVM's optimizer failed\n", stderr);

@@ -42,6 +42,23 @@ tool("not", config.not_tool)
 tool("count", config.count_tool)
 tool("split-file", config.split_file)
 
+# --device cuda (codegen/cuda*.test): %fake-libcuda, the stand-in driver
+# (tests/cuda/fake_libcuda.c); the feature `ptxas` where CUDA's PTX
+# assembler is installed ($TSAOT_PTXAS, else /usr/local/cuda/bin/ptxas), and
+# `libdevice` where CUDA's libdevice is.
+config.substitutions.append(("%fake-libcuda", os.path.join(
+    config.tsaot_binary_dir, "tests", "cuda", "libfake_cuda.so")))
+_ptxas = os.environ.get("TSAOT_PTXAS", "/usr/local/cuda/bin/ptxas")
+if os.access(_ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))
+_libdevice = os.environ.get("TSAOT_LIBDEVICE", "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc")
+if os.access(_libdevice, os.R_OK):
+    config.available_features.add("libdevice")
+    config.environment["TSAOT_LIBDEVICE"] = _libdevice
+for var in ("TSAOT_PTXAS", "TSAOT_LIBCUDA"):
+    config.environment.pop(var, None)
+
 # Sanitizer settings pass through to the tools under test.
 for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
     if var in os.environ:
