@@ -33,6 +33,7 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "cuda.h" /* the GPU kernel table the runtime reads (nvptx.c) */
 #include "ir.h"
 
 /* ---------------------------------------------------------------- module.c */
@@ -136,7 +137,7 @@ typedef struct ts_cg_kargs {
 LLVMValueRef ts_cg_fusion_kernel(ts_cg_module *m, const ts_node *group, const char *name, ts_diag *d);
 /* The GPU form of the same lowering (nvptx.c; m an NVPTX module):
  * `void NAME(...)` with one parameter per group input then output (kinds
- * in param_kinds, TS_CG_GPU_PARAM_*, when not NULL: ninputs + noutputs of
+ * in param_kinds, TS_RT_CUDA_PARAM_*, when not NULL: ninputs + noutputs of
  * them): a tensor's device pointer (global address space), every tensor
  * contiguous in its own sizes and inputs broadcast to the output by the
  * types; an int as i64, a float as double, a bool as i8 by value. A
@@ -188,17 +189,13 @@ uint64_t ts_cg_type_nbytes(const ts_type *t);
  * functions, float64 math, from CUDA's libdevice), all of them in one PTX
  * module for `arch`, embedded in the object as the exported global
  * NAME_cuda (a ts_rt_cuda_image, runtime/cuda.h) with a kernel table.
- * The CPU code is generated as for --device cpu: nothing runs the kernels
- * yet (runtime/README.md). */
+ * The CPU code is generated as for --device cpu: the runtime's GPU run
+ * path (runtime/gpu.c) launches a kernel where one exists and runs the
+ * rest on the CPU. */
 
-/* A GPU kernel parameter (ts_rt_cuda_kernel.param_kinds). */
-enum {
-  TS_CG_GPU_PARAM_TENSOR = 0, /* device pointer */
-  TS_CG_GPU_PARAM_I64 = 1,
-  TS_CG_GPU_PARAM_F64 = 2,
-  TS_CG_GPU_PARAM_BOOL = 3,   /* one byte */
-  TS_CG_GPU_PARAM_UNUSED = 4, /* an input the group does not read: a NULL pointer */
-};
+/* The emulated kernels' special registers (tid, ntid, ctaid, nctaid): a
+ * thread-local [4 x i32] of the host module (fusion.c reads it). */
+#define TS_CG_GPU_EMU_SREG "tsaot.gpu.sreg"
 
 /* The most blocks a launch asks for: every GPU since sm_30 takes 2^31-1,
  * but a grid-stride loop needs no more to fill any of them. */
@@ -230,10 +227,10 @@ typedef struct ts_cg_cuda_options {
 /* One kernel of the PTX. */
 typedef struct ts_cg_cuda_kfn {
   char name[32];     /* tsaot_fgN */
-  uint32_t group;    /* the fusion group's number (a pre-order walk, nested blocks first) */
+  uint32_t group;    /* the fusion group's node number (ts_rt_aot_number_nodes: entry.c's) */
   ts_cg_gpu_kernel geom;
   uint32_t nparams;
-  uint8_t *kinds;    /* nparams TS_CG_GPU_PARAM_* */
+  uint8_t *kinds;    /* nparams TS_RT_CUDA_PARAM_* */
 } ts_cg_cuda_kfn;
 
 /* What ts_cg_cuda_compile made. */
@@ -252,6 +249,13 @@ typedef struct ts_cg_cuda_ptx {
  * architecture, LLVM failing, or libdevice missing where it is needed. */
 bool ts_cg_cuda_compile(const ts_graph *g, const ts_cg_cuda_options *o, ts_cg_cuda_ptx *out, ts_diag *d);
 void ts_cg_cuda_ptx_free(ts_cg_cuda_ptx *p);
+/* For tests without a GPU (tsaot --cuda-emulate): each kernel of p built
+ * once more into the host module m, from the same lowering, with a wrapper
+ * `void NAME.emu.K(void **args, const uint32_t sreg[4])` that runs one
+ * GPU thread (args as cuLaunchKernel's kernelParams); ts_cg_cuda_embed then
+ * records the wrappers in the kernel table, for a stand-in driver
+ * (tests/cuda/fake_libcuda.c) to run launches on the CPU. */
+bool ts_cg_cuda_emulate(ts_cg_module *m, ts_graph *g, const char *name, const ts_cg_cuda_ptx *p, ts_diag *d);
 /* Adds the exported constant NAME_cuda (ts_rt_cuda_image) to m. */
 bool ts_cg_cuda_embed(ts_cg_module *m, const char *name, const char *arch, const ts_cg_cuda_ptx *p, ts_diag *d);
 

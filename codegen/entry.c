@@ -850,6 +850,7 @@ static const ts_en_wrap ts_en_wraps[] = {
     {"output_spec", "ts_rt_aot_output_spec", 1, "ip"},
     {"arena_size", "ts_rt_aot_arena_size", 2, ""},
     {"set_threads", "ts_rt_aot_set_threads", 0, "i"},
+    {"device_stats", "ts_rt_aot_device_stats", 1, "p"},
     {"run", "ts_rt_aot_run", 1, "pipip"},
     {"run_static", "ts_rt_aot_run_static", 1, "pipipl"},
     {"last_error", "ts_rt_aot_last_error", 3, ""},
@@ -886,6 +887,22 @@ static void ts_en_wrappers(ts_en *e, LLVMValueRef desc) {
     else
       LLVMBuildRet(e->b, r);
   }
+  /* int NAME_set_device(const char *device): with the GPU image, which
+   * nvptx.c's ts_cg_cuda_embed puts in NAME.cuda_image (NULL: none) */
+  char name[128];
+  snprintf(name, sizeof name, "%s.cuda_image", e->o->name);
+  LLVMValueRef img = LLVMAddGlobal(m->mod, m->t_ptr, name);
+  LLVMSetInitializer(img, LLVMConstNull(m->t_ptr));
+  LLVMSetGlobalConstant(img, 1);
+  LLVMSetLinkage(img, LLVMPrivateLinkage);
+  LLVMTypeRef tps[3] = {m->t_ptr, m->t_ptr, m->t_ptr};
+  LLVMTypeRef fty = LLVMFunctionType(m->t_i32, tps, 1, 0), tty = LLVMFunctionType(m->t_i32, tps, 3, 0);
+  snprintf(name, sizeof name, "%s_set_device", e->o->name);
+  LLVMValueRef f = LLVMAddFunction(m->mod, name, fty);
+  LLVMValueRef t = ts_cg_module_extern(m, "ts_rt_aot_set_device", tty);
+  LLVMPositionBuilderAtEnd(e->b, LLVMAppendBasicBlockInContext(m->ctx, f, ""));
+  LLVMValueRef a[3] = {desc, LLVMBuildLoad2(e->b, m->t_ptr, img, ""), LLVMGetParam(f, 0)};
+  LLVMBuildRet(e->b, LLVMBuildCall2(e->b, tty, t, a, 3, ""));
 }
 
 /* ---------------------------------------------------------------- build */

@@ -1576,11 +1576,24 @@ static void fz_emit_strided(fz_fn *F, const fz_k *K, LLVMValueRef kargs_strides,
 static bool fz_nvptx(const ts_cg_module *m) { return strncmp(LLVMGetTarget(m->mod), "nvptx", 5) == 0; }
 
 /* An NVPTX special register's x (reg: "tid", "ntid", "ctaid", "nctaid"),
- * an i32; on the host a call of the external `i32 tsaot_gpu_tid_x()` ... */
+ * an i32. On the host: element 0..3 (tid, ntid, ctaid, nctaid) of the
+ * module's [4 x i32] TS_CG_GPU_EMU_SREG when it has one (nvptx.c's
+ * emulated kernels, whose wrapper sets it), else a call of the external
+ * `i32 tsaot_gpu_tid_x()` ... */
 static LLVMValueRef fz_sreg(fz_fn *F, const char *reg) {
   char name[48];
   LLVMTypeRef fty;
   LLVMValueRef fn;
+  LLVMValueRef emu = fz_nvptx(F->m) ? NULL : LLVMGetNamedGlobal(F->m->mod, TS_CG_GPU_EMU_SREG);
+  if (emu) {
+    static const char *const regs[4] = {"tid", "ntid", "ctaid", "nctaid"};
+    unsigned r = 0;
+    while (r < 3 && strcmp(regs[r], reg))
+      r++;
+    LLVMValueRef idx[2] = {LLVMConstInt(F->m->t_i32, 0, 0), LLVMConstInt(F->m->t_i32, r, 0)};
+    LLVMTypeRef aty = LLVMArrayType(F->m->t_i32, 4);
+    return LLVMBuildLoad2(F->b, F->m->t_i32, LLVMBuildInBoundsGEP2(F->b, aty, emu, idx, 2, ""), reg);
+  }
   if (fz_nvptx(F->m)) {
     snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s.x", reg);
     unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
@@ -1768,7 +1781,7 @@ static bool fz_plan_group(const ts_node *group, ts_graph *sub, fz_k *K, fz_vi *v
 /* The GPU kernel's function: `void NAME(...)`, one parameter per group
  * input then output: a tensor's global pointer, an int as i64, a float as
  * double, a bool as i8; an unused input a pointer (NULL). External, for
- * nvptx.c to mark as a kernel; kinds[k] says which (TS_CG_GPU_PARAM_*). */
+ * nvptx.c to mark as a kernel; kinds[k] says which (TS_RT_CUDA_PARAM_*). */
 static LLVMValueRef fz_gpu_function(ts_cg_module *m, const ts_block *blk, const fz_vi *vi, const fz_k *K,
                                     const char *name, uint8_t *kinds) {
   uint32_t np = K->nin + K->nout;
@@ -1779,14 +1792,14 @@ static LLVMValueRef fz_gpu_function(ts_cg_module *m, const ts_block *blk, const 
   for (uint32_t k = 0; k < np; k++) {
     const ts_value *v = k < K->nin ? ts_block_input(blk, k) : ts_block_output(blk, k - K->nin);
     const fz_vi *x = &vi[v->id];
-    uint8_t kind = TS_CG_GPU_PARAM_TENSOR;
+    uint8_t kind = TS_RT_CUDA_PARAM_TENSOR;
     if (k < K->nin && !v->nuses)
-      kind = TS_CG_GPU_PARAM_UNUSED;
+      kind = TS_RT_CUDA_PARAM_UNUSED;
     else if (x->cls == FZ_V_SCALAR)
-      kind = x->dt == TS_DT_FLOAT64 ? TS_CG_GPU_PARAM_F64 : x->dt == TS_DT_BOOL ? TS_CG_GPU_PARAM_BOOL
-                                                                              : TS_CG_GPU_PARAM_I64;
-    pt[k] = kind == TS_CG_GPU_PARAM_F64 ? m->t_f64 : kind == TS_CG_GPU_PARAM_BOOL ? m->t_i8
-            : kind == TS_CG_GPU_PARAM_I64 ? m->t_i64 : gptr;
+      kind = x->dt == TS_DT_FLOAT64 ? TS_RT_CUDA_PARAM_F64 : x->dt == TS_DT_BOOL ? TS_RT_CUDA_PARAM_BOOL
+                                                                              : TS_RT_CUDA_PARAM_I64;
+    pt[k] = kind == TS_RT_CUDA_PARAM_F64 ? m->t_f64 : kind == TS_RT_CUDA_PARAM_BOOL ? m->t_i8
+            : kind == TS_RT_CUDA_PARAM_I64 ? m->t_i64 : gptr;
     if (kinds)
       kinds[k] = kind;
   }

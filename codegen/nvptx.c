@@ -15,6 +15,7 @@
  * range of drivers loads it). sm_90a (Hopper's arch-specific features,
  * which we do not use) is sm_90 code under `.version 8.0` and
  * `.target sm_90a`, the lowest ISA ptxas takes for it. */
+#include "aot.h"
 #include "codegen.h"
 #include "cuda.h"
 
@@ -30,7 +31,7 @@
 #define NV_LIBDEVICE "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"
 
 /* the layouts ts_cg_cuda_embed writes as LLVM structs, on LP64 hosts */
-_Static_assert(sizeof(ts_rt_cuda_kernel) == 48 && sizeof(ts_rt_cuda_image) == 40 && sizeof(void *) == 8,
+_Static_assert(sizeof(ts_rt_cuda_kernel) == 56 && sizeof(ts_rt_cuda_image) == 40 && sizeof(void *) == 8,
                "runtime/cuda.h's layout changed: update ts_cg_cuda_embed");
 
 /* ----------------------------------------------------- geometry, arches */
@@ -112,13 +113,13 @@ static void nv_mark_kernel(ts_cg_module *m, LLVMValueRef fn) {
   LLVMAddNamedMetadataOperand(m->mod, "nvvm.annotations", LLVMMDNodeInContext(m->ctx, ops, 3));
 }
 
-/* One group: a kernel, or a note why it stays on the CPU. */
-static void nv_group(nv_cx *c, const ts_node *n) {
+/* One group, node number num: a kernel, or a note why it stays on the CPU. */
+static void nv_group(nv_cx *c, const ts_node *n, uint32_t num) {
   ts_cg_cuda_ptx *o = c->out;
-  uint32_t num = o->ngroups++;
+  o->ngroups++;
   int64_t ne = nv_group_nelems(n);
   if (ne < 0) {
-    ts_buf_printf(&o->notes, "fusion group %u stays on the CPU: its output has no static size\n", num);
+    ts_buf_printf(&o->notes, "fusion group (node %u) stays on the CPU: its output has no static size\n", num);
     return;
   }
   if (o->nk == c->cap) {
@@ -148,7 +149,7 @@ static void nv_group(nv_cx *c, const ts_node *n) {
   why.max_errors = 1;
   LLVMValueRef fn = ts_cg_fusion_kernel_gpu(c->m, n, k->name, &k->geom, k->kinds, &why);
   if (!fn) {
-    ts_buf_printf(&o->notes, "fusion group %u stays on the CPU: %s", num, why.text.data ? why.text.data : "?\n");
+    ts_buf_printf(&o->notes, "fusion group (node %u) stays on the CPU: %s", num, why.text.data ? why.text.data : "?\n");
     free(k->kinds);
     k->kinds = NULL;
   } else {
@@ -158,15 +159,28 @@ static void nv_group(nv_cx *c, const ts_node *n) {
   ts_diag_free(&why);
 }
 
-/* The groups of blk in pre-order, nested blocks first (the numbering of
- * the kernel table's `group`). */
-static void nv_walk(nv_cx *c, const ts_block *blk) {
-  for (const ts_node *n = ts_block_first(blk); n != blk->ret && !c->failed; n = n->next) {
-    for (uint32_t b = 0; b < n->nblocks; b++)
-      nv_walk(c, n->blocks[b]);
-    if (ts_node_is(n, TS_K_prim_FusionGroup))
-      nv_group(c, n);
+/* The nodes of g by entry.c's numbering (the kernel table's `group`, which
+ * the runtime matches against the node it runs); NULL when out of memory. */
+static ts_node **nv_number(ts_graph *g, uint32_t *nn) {
+  *nn = ts_rt_aot_number_nodes(g, NULL);
+  ts_node **nodes = calloc(*nn + 1, sizeof *nodes);
+  if (nodes)
+    ts_rt_aot_number_nodes(g, nodes);
+  return nodes;
+}
+
+static void nv_walk(nv_cx *c, ts_graph *g) {
+  uint32_t nn;
+  ts_node **nodes = nv_number(g, &nn);
+  if (!nodes) {
+    ts_diag_error(c->d, "out of memory");
+    c->failed = true;
+    return;
   }
+  for (uint32_t k = 0; k < nn && !c->failed; k++)
+    if (ts_node_is(nodes[k], TS_K_prim_FusionGroup))
+      nv_group(c, nodes[k], k);
+  free(nodes);
 }
 
 /* Whether `name` is one of the kernels made (they stay external). */
@@ -291,12 +305,83 @@ bool ts_cg_cuda_compile(const ts_graph *g, const ts_cg_cuda_options *o, ts_cg_cu
   if (!ts_cg_module_init(&m, "tsaot_cuda", &t, d))
     return false;
   nv_cx c = {.m = &m, .out = out, .d = d};
-  nv_walk(&c, g->block);
+  nv_walk(&c, (ts_graph *)g); /* numbering only reads */
   bool ok = !c.failed && nv_link_libdevice(&m, o ? o : &(ts_cg_cuda_options){0}, out, &out->libdevice, d) &&
             ts_cg_module_optimize(&m, d) && nv_emit(&m, sm90a, &out->ptx, d);
   ts_cg_module_dispose(&m);
   if (!ok)
     ts_cg_cuda_ptx_free(out);
+  return ok;
+}
+
+/* ------------------------------------------------------------ emulation */
+
+bool ts_cg_cuda_emulate(ts_cg_module *m, ts_graph *g, const char *name, const ts_cg_cuda_ptx *p, ts_diag *d) {
+  if (!p->nk)
+    return true;
+  uint32_t nn;
+  ts_node **nodes = nv_number(g, &nn);
+  if (!nodes) {
+    ts_diag_error(d, "out of memory");
+    return false;
+  }
+  LLVMTypeRef aty = LLVMArrayType(m->t_i32, 4);
+  LLVMValueRef sreg = LLVMGetNamedGlobal(m->mod, TS_CG_GPU_EMU_SREG);
+  if (!sreg) {
+    sreg = LLVMAddGlobal(m->mod, aty, TS_CG_GPU_EMU_SREG);
+    LLVMSetInitializer(sreg, LLVMConstNull(aty));
+    LLVMSetLinkage(sreg, LLVMInternalLinkage);
+    LLVMSetThreadLocal(sreg, 1); /* a stand-in driver may launch from several threads */
+  }
+  LLVMBuilderRef B = LLVMCreateBuilderInContext(m->ctx);
+  bool ok = true;
+  char body[160], wrap[160];
+  for (uint32_t i = 0; i < p->nk && ok; i++) {
+    const ts_cg_cuda_kfn *k = &p->k[i];
+    if (k->group >= nn || !ts_node_is(nodes[k->group], TS_K_prim_FusionGroup)) {
+      ts_diag_error(d, "internal error: kernel %s names node %u, not a fusion group", k->name, k->group);
+      ok = false;
+      break;
+    }
+    snprintf(body, sizeof body, "%s.emu.%s.body", name, k->name);
+    snprintf(wrap, sizeof wrap, "%s.emu.%s", name, k->name);
+    LLVMValueRef fn = ts_cg_fusion_kernel_gpu(m, nodes[k->group], body, &k->geom, NULL, d);
+    if (!fn) {
+      ok = false;
+      break;
+    }
+    LLVMSetLinkage(fn, LLVMPrivateLinkage);
+    /* void wrap(void **args, const uint32_t *sreg): sreg copied, then the
+     * kernel called with *(T *)args[j] for each parameter */
+    LLVMTypeRef wps[2] = {m->t_ptr, m->t_ptr};
+    LLVMValueRef w = LLVMAddFunction(m->mod, wrap, LLVMFunctionType(m->t_void, wps, 2, 0));
+    LLVMSetLinkage(w, LLVMPrivateLinkage);
+    LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(m->ctx, w, ""));
+    LLVMValueRef regs = LLVMBuildLoad2(B, aty, LLVMGetParam(w, 1), "");
+    LLVMBuildStore(B, regs, sreg);
+    uint32_t np = LLVMCountParams(fn);
+    LLVMValueRef *av = calloc(np ? np : 1, sizeof *av);
+    LLVMTypeRef *pt = calloc(np ? np : 1, sizeof *pt);
+    if (!av || !pt) {
+      free(av);
+      free(pt);
+      ts_diag_error(d, "out of memory");
+      ok = false;
+      break;
+    }
+    LLVMGetParamTypes(LLVMGlobalGetValueType(fn), pt);
+    for (uint32_t j = 0; j < np; j++) {
+      LLVMValueRef slot = LLVMBuildInBoundsGEP2(B, m->t_ptr, LLVMGetParam(w, 0),
+                                                &(LLVMValueRef){LLVMConstInt(m->t_i64, j, 0)}, 1, "");
+      av[j] = LLVMBuildLoad2(B, pt[j], LLVMBuildLoad2(B, m->t_ptr, slot, ""), "");
+    }
+    LLVMBuildCall2(B, LLVMGlobalGetValueType(fn), fn, av, np, "");
+    LLVMBuildRetVoid(B);
+    free(av);
+    free(pt);
+  }
+  LLVMDisposeBuilder(B);
+  free(nodes);
   return ok;
 }
 
@@ -324,9 +409,10 @@ bool ts_cg_cuda_embed(ts_cg_module *m, const char *name, const char *arch, const
     ts_diag_error(d, "--device cuda: %s is defined already", gname);
     return false;
   }
-  /* ts_rt_cuda_kernel: name, param_kinds, nelems, group, block, grid, index64, nparams, reserved */
-  LLVMTypeRef kf[9] = {m->t_ptr, m->t_ptr, m->t_i64, m->t_i32, m->t_i32, m->t_i32, m->t_i32, m->t_i32, m->t_i32};
-  LLVMTypeRef kty = LLVMStructTypeInContext(m->ctx, kf, 9, 0);
+  /* ts_rt_cuda_kernel: name, param_kinds, nelems, group, block, grid, index64, nparams, reserved, emu */
+  LLVMTypeRef kf[10] = {m->t_ptr, m->t_ptr, m->t_i64, m->t_i32, m->t_i32,
+                        m->t_i32, m->t_i32, m->t_i32, m->t_i32, m->t_ptr};
+  LLVMTypeRef kty = LLVMStructTypeInContext(m->ctx, kf, 10, 0);
   LLVMValueRef *rows = calloc(p->nk ? p->nk : 1, sizeof *rows);
   if (!rows) {
     ts_diag_error(d, "out of memory");
@@ -338,7 +424,9 @@ bool ts_cg_cuda_embed(ts_cg_module *m, const char *name, const char *arch, const
     LLVMValueRef kn = nv_cstr(m, gname, k->name, strlen(k->name) + 1);
     snprintf(gname, sizeof gname, "%s.cuda.k%u.kinds", name, i);
     LLVMValueRef kk = nv_cstr(m, gname, (const char *)k->kinds, k->nparams ? k->nparams : 1);
-    LLVMValueRef f[9] = {kn,
+    snprintf(gname, sizeof gname, "%s.emu.%s", name, k->name);
+    LLVMValueRef emu = LLVMGetNamedFunction(m->mod, gname);
+    LLVMValueRef f[10] = {kn,
                          kk,
                          LLVMConstInt(m->t_i64, (unsigned long long)k->geom.nelems, 0),
                          LLVMConstInt(m->t_i32, k->group, 0),
@@ -346,8 +434,9 @@ bool ts_cg_cuda_embed(ts_cg_module *m, const char *name, const char *arch, const
                          LLVMConstInt(m->t_i32, k->geom.grid, 0),
                          LLVMConstInt(m->t_i32, k->geom.index64, 0),
                          LLVMConstInt(m->t_i32, k->nparams, 0),
-                         LLVMConstInt(m->t_i32, 0, 0)};
-    rows[i] = LLVMConstStructInContext(m->ctx, f, 9, 0);
+                         LLVMConstInt(m->t_i32, 0, 0),
+                         emu ? emu : LLVMConstNull(m->t_ptr)};
+    rows[i] = LLVMConstStructInContext(m->ctx, f, 10, 0);
   }
   LLVMValueRef tinit = LLVMConstArray(kty, rows, p->nk);
   free(rows);
@@ -369,5 +458,11 @@ bool ts_cg_cuda_embed(ts_cg_module *m, const char *name, const char *arch, const
   LLVMSetInitializer(im, init);
   LLVMSetGlobalConstant(im, 1);
   LLVMSetLinkage(im, LLVMExternalLinkage);
+  /* what NAME_set_device hands the runtime (entry.c makes the slot; a
+   * module without a model, in the unit tests, has none) */
+  snprintf(gname, sizeof gname, "%s.cuda_image", name);
+  LLVMValueRef slot = LLVMGetNamedGlobal(m->mod, gname);
+  if (slot)
+    LLVMSetInitializer(slot, im);
   return true;
 }

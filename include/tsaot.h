@@ -64,7 +64,22 @@ enum {
                          take; run: more than max_outputs, or NULL outputs
                          or noutputs */
   TSAOT_E_INIT = 5,   /* the embedded program could not be loaded (out of memory) */
+  TSAOT_E_DEVICE = 6, /* set_device: no such device, no driver, or a library
+                         without GPU code; a GPU run: the device failed */
 };
+
+/* What NAME_device_stats reports: where runs go and, on a GPU, what they
+ * did since NAME_set_device. */
+typedef struct tsaot_device_stats {
+  int32_t device_type;       /* kDLCPU or kDLCUDA */
+  int32_t device_id;
+  uint64_t kernel_launches;  /* fused kernels run on the GPU */
+  uint64_t gemms;            /* cuBLAS calls */
+  uint64_t host_ops;         /* ops that ran on the CPU with data from the GPU */
+  uint64_t bytes_to_device, bytes_to_host;
+  const char *description;   /* "cpu", or "cuda:0, 12 kernels (sm_80), cuBLAS: yes"; valid
+                                until the next set_device or release */
+} tsaot_device_stats;
 
 /* What an input or output must be. */
 enum { TSAOT_SPEC_TENSOR = 0, TSAOT_SPEC_INT = 1, TSAOT_SPEC_FLOAT = 2, TSAOT_SPEC_BOOL = 3 };
@@ -103,6 +118,15 @@ typedef struct tsaot_profile_row {
   size_t NAME##_arena_size(void);                                                                          \
   /* Threads for the kernels (<= 0: every processor; default 1). */                                       \
   void NAME##_set_threads(int n);                                                                          \
+  /* Where runs go: "cpu" (the default), "cuda" or "cuda:N" (a library built                               \
+   * with tsaot --device cuda): fused kernels and GEMMs run on the GPU, the                                \
+   * other ops on the CPU, data moved between them only where needed; inputs                               \
+   * may be kDLCPU or kDLCUDA tensors, outputs are kDLCPU. run_static is CPU                               \
+   * only. Not while runs are in flight. 0 or TSAOT_E_DEVICE (last_error                                   \
+   * says why: no driver, no such GPU, no GPU code; the model stays where                                  \
+   * it was). */                                                                                           \
+  int NAME##_set_device(const char *device);                                                               \
+  int NAME##_device_stats(tsaot_device_stats *out);                                                        \
   /* Runs forward; outputs are new DLManagedTensors the caller frees with                                 \
    * their deleter; *noutputs says how many. Inputs off the specialisation                                 \
    * run in the embedded interpreter (unless built with --no-fallback). */                                 \

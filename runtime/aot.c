@@ -30,6 +30,7 @@
  * dropped (and a run's error text is cut at 1 KiB).
  */
 #include "aot.h"
+#include "gpu.h"
 #include "model.h"
 
 #include "passes.h"
@@ -113,6 +114,10 @@ struct ts_rt_aot_model {
   ts_rt_profile prof;
   tsaot_profile_row *prof_rows;
   ts_buf prof_text;
+  /* NAME_set_device("cuda"): the GPU run path (gpu.h), NULL on the CPU;
+   * gpu_nodes are nodes[k].n, which it keeps */
+  ts_rt_gpu *gpu;
+  ts_node **gpu_nodes;
 };
 
 /* One run's state: what the entry function and its helpers get. NAME_run
@@ -708,7 +713,10 @@ static bool ts_aot_has_object_ops(const ts_block *b) {
 }
 
 /* Frees what init made (not the model itself). */
+static void ts_aot_gpu_off(ts_rt_aot_model *m);
+
 static void ts_aot_teardown(ts_rt_aot_model *m) {
+  ts_aot_gpu_off(m);
   /* counted again from here on: no run sees them */
   for (uint32_t i = 0; i < m->nshared; i++)
     ts_iv_unshare(m->shared[i]);
@@ -978,6 +986,95 @@ void ts_rt_aot_set_threads(ts_rt_aot_desc *desc, int n) {
   ts_rt_heap_use(prev);
 }
 
+/* ----------------------------------------------------------- the device */
+
+/* Back to the CPU: constants' device copies dropped (their host bytes made
+ * current first: a graph may write its constants), the driver closed. */
+static void ts_aot_gpu_off(ts_rt_aot_model *m) {
+  if (!m->gpu)
+    return;
+  ts_rt_ctx c = {.nthreads = 1};
+  for (uint32_t i = 0; i < m->nshared; i++)
+    ts_rt_gpu_detach(m->gpu, &c, &m->shared[i]);
+  for (uint32_t k = 0; k < m->nnodes; k++)
+    ts_rt_gpu_detach(m->gpu, &c, &m->nodes[k].value);
+  ts_buf_free(&c.err);
+  ts_buf_free(&c.out);
+  ts_rt_gpu_close(m->gpu);
+  m->gpu = NULL;
+  free(m->gpu_nodes);
+  m->gpu_nodes = NULL;
+}
+
+int ts_rt_aot_set_device(ts_rt_aot_desc *desc, const void *image, const char *device) {
+  ts_aot_last *last = ts_aot_last_begin(desc);
+  int rc = ts_aot_init(desc, last);
+  if (rc != TSAOT_OK)
+    return rc;
+  ts_rt_aot_model *m = ts_aot_model_of(desc);
+  long ordinal = 0;
+  char *end = NULL;
+  if (device && !strcmp(device, "cpu")) {
+    ts_aot_gpu_off(m);
+    return TSAOT_OK;
+  }
+  if (!device || strncmp(device, "cuda", 4) ||
+      (device[4] && (device[4] != ':' || !(device[5] >= '0' && device[5] <= '9') ||
+                     (ordinal = strtol(device + 5, &end, 10), *end) || ordinal < 0 || ordinal > 1024))) {
+    ts_aot_seterr(last->err, "device '%s': expected cpu, cuda or cuda:N", device ? device : "(NULL)");
+    return TSAOT_E_DEVICE;
+  }
+  if (!image) {
+    ts_aot_seterr(last->err, "%s was compiled without --device cuda: it has no GPU code", desc->name);
+    return TSAOT_E_DEVICE;
+  }
+  /* the new device opened first: on failure the model stays where it was */
+  ts_rt_heap *prev = ts_rt_heap_use(NULL);
+  ts_node **nodes = malloc(((size_t)m->nnodes + 1) * sizeof *nodes);
+  ts_rt_gpu *g = NULL;
+  ts_buf err = {0};
+  if (nodes) {
+    for (uint32_t k = 0; k < m->nnodes; k++)
+      nodes[k] = (ts_node *)m->nodes[k].n;
+    g = ts_rt_gpu_open(image, (int)ordinal, m->graph, nodes, m->nnodes, &err);
+  } else
+    ts_buf_printf(&err, "out of memory");
+  if (g) {
+    ts_aot_gpu_off(m);
+    m->gpu = g;
+    m->gpu_nodes = nodes;
+  } else {
+    ts_aot_seterr(last->err, "%s", err.data ? err.data : "out of memory");
+    free(nodes);
+    rc = TSAOT_E_DEVICE;
+  }
+  ts_rt_heap_use(prev);
+  ts_buf_free(&err);
+  return rc;
+}
+
+int ts_rt_aot_device_stats(ts_rt_aot_desc *desc, void *tsaot_device_stats_out) {
+  tsaot_device_stats *o = tsaot_device_stats_out;
+  if (!o)
+    return TSAOT_E_INPUT;
+  memset(o, 0, sizeof *o);
+  o->device_type = kDLCPU;
+  o->description = "cpu";
+  ts_rt_aot_model *m = ts_aot_model_of(desc);
+  if (!m || !m->gpu)
+    return TSAOT_OK;
+  ts_rt_gpu_stats st = ts_rt_gpu_get_stats(m->gpu);
+  o->device_type = kDLCUDA;
+  o->device_id = ts_rt_gpu_ordinal(m->gpu);
+  o->kernel_launches = st.launches;
+  o->gemms = st.gemms;
+  o->host_ops = st.host_ops;
+  o->bytes_to_device = st.h2d_bytes;
+  o->bytes_to_host = st.d2h_bytes;
+  o->description = ts_rt_gpu_describe(m->gpu);
+  return TSAOT_OK;
+}
+
 const char *ts_rt_aot_last_error(ts_rt_aot_desc *desc) {
   const ts_aot_last *l = ts_aot_last_of(desc, false);
   return l ? l->err : "";
@@ -1224,6 +1321,29 @@ static void ts_aot_run_error(ts_rt_aot_state *st) {
 
 /* Converts and checks the inputs, then runs the entry function or the
  * interpreter; the results are left in st->rets. */
+/* A kDLCUDA input of a run on the GPU: checked as a CPU tensor would be,
+ * then used in place (gpu.c); a number's 0-d tensor comes to the host. */
+static ts_rt_tensor *ts_aot_gpu_input(ts_rt_aot_model *m, ts_rt_ctx *c, const DLTensor *dl, const ts_type *ty) {
+  DLTensor h = *dl;
+  h.device.device_type = kDLCPU;
+  char why[256];
+  ts_dtype dt;
+  uint64_t nbytes;
+  if (!ts_aot_dl_check(&h, &dt, &nbytes, why, sizeof why)) {
+    ts_rt_fail(c, "%s", why);
+    return NULL;
+  }
+  ts_rt_tensor *t = ts_rt_gpu_tensor_from_dl(m->gpu, c, dl, dt);
+  if (t && ty->kind != TS_TY_TENSOR) {
+    ts_iv v = ts_iv_tensor(t);
+    if (!ts_rt_gpu_iv_to_host(m->gpu, c, &v)) {
+      ts_rt_tensor_release(t);
+      return NULL;
+    }
+  }
+  return t;
+}
+
 static int ts_aot_exec(ts_rt_aot_state *st, const DLTensor *inputs, int ninputs) {
   ts_rt_aot_model *m = st->m;
   ts_rt_aot_desc *desc = m->desc;
@@ -1238,8 +1358,10 @@ static int ts_aot_exec(ts_rt_aot_state *st, const DLTensor *inputs, int ninputs)
   bool match = true;
   st->args[0] = ts_iv_none();
   for (uint32_t i = 0; i < desc->ninputs; i++) {
-    ts_rt_tensor *t = ts_rt_tensor_from_dl(c, &inputs[i]);
-    bool ok = t && ts_rt_io_arg(c, t, ts_block_input(m->graph->block, i + 1)->type, &st->args[i + 1]);
+    const ts_type *ty = ts_block_input(m->graph->block, i + 1)->type;
+    ts_rt_tensor *t = m->gpu && inputs[i].device.device_type == kDLCUDA ? ts_aot_gpu_input(m, c, &inputs[i], ty)
+                                                                        : ts_rt_tensor_from_dl(c, &inputs[i]);
+    bool ok = t && ts_rt_io_arg(c, t, ty, &st->args[i + 1]);
     if (t)
       ts_rt_tensor_release(t);
     if (!ok) {
@@ -1250,8 +1372,13 @@ static int ts_aot_exec(ts_rt_aot_state *st, const DLTensor *inputs, int ninputs)
     if (match)
       match = ts_aot_match(st, i, &desc->inputs[i], st->args[i + 1]);
   }
-  bool ok;
-  if (m->model && (match || m->fallback)) {
+  bool ok = true;
+  /* only the entry function's path keeps tensors on the GPU */
+  if (m->gpu && !(match && desc->entry && !m->model))
+    for (uint32_t i = 1; i < m->nparams && ok; i++)
+      ok = ts_rt_gpu_iv_to_host(m->gpu, c, &st->args[i]);
+  if (!ok) {
+  } else if (m->model && (match || m->fallback)) {
     st->bailout = !match;
     ok = ts_rt_model_run_graph(m->model, c, "forward", match ? m->graph : m->fallback, st->args + 1,
                                m->nparams - 1, st->rets, NULL);
@@ -1271,6 +1398,9 @@ static int ts_aot_exec(ts_rt_aot_state *st, const DLTensor *inputs, int ninputs)
   c->plan_nbytes = 0;
   for (uint32_t i = 0; i < m->nparams; i++)
     ts_iv_clear(&st->args[i]);
+  /* results leave as host tensors, their device copies dropped */
+  for (uint32_t i = 0; m->gpu && ok && i < m->nrets; i++)
+    ok = ts_rt_gpu_detach(m->gpu, c, &st->rets[i]);
   if (!ok) {
     ts_aot_run_error(st);
     ts_aot_clear_values(st);
@@ -1401,11 +1531,21 @@ int ts_rt_aot_run(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLM
     return TSAOT_E_RUN;
   }
   ts_aot_state_begin(st, last);
-  if (m->serial)
-    pthread_mutex_lock(&m->run_mu);
-  rc = ts_aot_run_on(st, inputs, ninputs, outputs, max_outputs, noutputs);
-  if (m->serial)
-    pthread_mutex_unlock(&m->run_mu);
+  ts_rt_gpu *gpu = m->gpu;
+  ts_buf gerr = {0};
+  if (gpu && !ts_rt_gpu_lock(gpu, &gerr)) {
+    ts_aot_seterr(st->err, "%s", gerr.data ? gerr.data : "the GPU");
+    rc = TSAOT_E_DEVICE;
+  } else {
+    if (m->serial)
+      pthread_mutex_lock(&m->run_mu);
+    rc = ts_aot_run_on(st, inputs, ninputs, outputs, max_outputs, noutputs);
+    if (m->serial)
+      pthread_mutex_unlock(&m->run_mu);
+    if (gpu)
+      ts_rt_gpu_unlock(gpu);
+  }
+  ts_buf_free(&gerr);
   last->bailout = st->bailout;
   ts_aot_state_give(m, st);
   ts_rt_heap_use(prev);
@@ -1480,6 +1620,11 @@ int ts_rt_aot_run_static(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninpu
   if (rc != TSAOT_OK)
     return rc;
   ts_rt_aot_model *m = ts_aot_model_of(desc);
+  if (m->gpu) {
+    ts_aot_seterr(last->err, "run_static runs on the CPU only: call %s_set_device(\"cpu\") first, or use %s_run",
+                  desc->name, desc->name);
+    return TSAOT_E_DEVICE;
+  }
   if (m->model) {
     /* the module's methods are compiled on first use and would land in
      * the arena */
@@ -1581,11 +1726,17 @@ bool ts_rt_aot_call(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_iv *cons
   ts_rt_profile *prof = ctx->profile;
   uint64_t t0 = prof ? ts_rt_now_ns() : 0;
   bool outer = prof && ts_rt_profile_begin(prof);
-  if (an->how == TS_AOT_KERNEL) {
+  ts_rt_gpu *gpu = st->m->gpu;
+  int on_gpu = gpu ? ts_rt_gpu_node_begin(gpu, ctx, k, an->n, in, nin, out, nout) : 0;
+  if (on_gpu) {
+    ok = on_gpu > 0;
+  } else if (an->how == TS_AOT_KERNEL) {
     ts_rt_call call = {.in = in, .nin = nin, .out = out, .nout = nout, .node = an->n};
     ok = an->fn(ctx, &call);
   } else
     ok = ts_rt_interp_node(st->m->ip, ctx, an->n, in, nin, out, nout);
+  if (gpu && !on_gpu)
+    ts_rt_gpu_node_end(gpu, k, in, nin);
   if (prof)
     ts_rt_profile_end(prof, outer, an->n, t0, false);
   ctx->plan_ptr = NULL;
@@ -1723,6 +1874,15 @@ static bool ts_aot_fusion_run(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, t
     ptrs[nin + j] = ts_rt_tensor_data(t);
     for (int32_t d = 0; d < ndim; d++)
       strides[(size_t)(nin + j) * (size_t)ndim + d] = cs[d];
+  }
+  ts_rt_gpu *gpu = st->m->gpu;
+  if (gpu) {
+    int r = ts_rt_gpu_fusion(gpu, ctx, k, ops, nin, nout);
+    if (r)
+      return r > 0 || ts_aot_fail_at(st, ctx, k);
+    for (uint32_t i = 0; i < nin; i++)
+      if (!ts_rt_gpu_iv_to_host(gpu, ctx, ops[i]))
+        return ts_aot_fail_at(st, ctx, k);
   }
   ts_aot_kargs ka = {.ptrs = ptrs, .strides = strides, .contig = contig};
   ts_aot_kjob job = {.kernel = kernel, .kargs = &ka};

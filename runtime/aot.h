@@ -137,6 +137,11 @@ size_t ts_rt_aot_arena_size(ts_rt_aot_desc *desc);
  * so the compiler adds it to arena_heap. */
 uint64_t ts_rt_aot_call_bytes(uint32_t nparams, uint32_t nrets);
 void ts_rt_aot_set_threads(ts_rt_aot_desc *desc, int n);
+/* image: the library's ts_rt_cuda_image (NULL: compiled for the CPU only);
+ * device "cpu", "cuda", "cuda:N" (runtime/gpu.h) */
+int ts_rt_aot_set_device(ts_rt_aot_desc *desc, const void *image, const char *device);
+/* out: include/tsaot.h's tsaot_device_stats */
+int ts_rt_aot_device_stats(ts_rt_aot_desc *desc, void *tsaot_device_stats_out);
 int ts_rt_aot_run(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLManagedTensor **outputs,
                   int max_outputs, int *noutputs);
 int ts_rt_aot_run_static(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLTensor *outputs,

@@ -253,6 +253,30 @@ bool ts_rt_cuda_launch(ts_rt_cuda *c, ts_cu_handle fn, const ts_rt_cuda_kernel *
   return true;
 }
 
+bool ts_rt_cuda_make_current(ts_rt_cuda *c, ts_buf *err) {
+  TS_CU_CALL(c, err, "cuCtxSetCurrent", c->api->ctx_set(c->ctx));
+  return true;
+}
+
+/* The stand-in driver's hook (tests/cuda/fake_libcuda.c); a real driver
+ * has no such symbol and the wrapper is not used. */
+typedef int (*ts_cu_bind_fn)(ts_cu_handle fn, void (*emu)(void **, const uint32_t *));
+
+bool ts_rt_cuda_bind_emulation(ts_rt_cuda *c, ts_cu_handle fn, void (*emu)(void **, const uint32_t *), ts_buf *err) {
+  if (!emu)
+    return true;
+  void *p = dlsym(c->lib, "tsaot_fake_cuda_bind");
+  if (!p)
+    return true;
+  ts_cu_bind_fn bind;
+  memcpy(&bind, &p, sizeof p);
+  if (bind(fn, emu) != 0) {
+    ts_buf_printf(err, "the stand-in CUDA driver refused an emulated kernel");
+    return false;
+  }
+  return true;
+}
+
 bool ts_rt_cuda_sync(ts_rt_cuda *c, ts_buf *err) {
   TS_CU_CALL(c, err, "cuStreamSynchronize", c->api->stream_sync(c->stream));
   return true;
@@ -272,6 +296,11 @@ bool ts_rt_cuda_event_pair(ts_rt_cuda *c, ts_cu_handle *start, ts_cu_handle *end
 
 bool ts_rt_cuda_event_record(ts_rt_cuda *c, ts_cu_handle ev, ts_buf *err) {
   TS_CU_CALL(c, err, "cuEventRecord", c->api->event_record(ev, c->stream));
+  return true;
+}
+
+bool ts_rt_cuda_event_record_legacy(ts_rt_cuda *c, ts_cu_handle ev, ts_buf *err) {
+  TS_CU_CALL(c, err, "cuEventRecord", c->api->event_record(ev, NULL));
   return true;
 }
 

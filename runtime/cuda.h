@@ -23,19 +23,30 @@
  * (codegen/nvptx.c writes these as the exported constant NAME_cuda of a
  * model compiled with --device cuda; the layout must stay as it is). */
 
-#define TS_RT_CUDA_IMAGE_VERSION 1u
+#define TS_RT_CUDA_IMAGE_VERSION 2u
+
+/* A kernel parameter's kind (param_kinds below). */
+enum {
+  TS_RT_CUDA_PARAM_TENSOR = 0, /* device pointer */
+  TS_RT_CUDA_PARAM_I64 = 1,
+  TS_RT_CUDA_PARAM_F64 = 2,
+  TS_RT_CUDA_PARAM_BOOL = 3,   /* one byte */
+  TS_RT_CUDA_PARAM_UNUSED = 4, /* an input the group does not read: a NULL pointer */
+};
 
 /* One fused kernel of the PTX. */
 typedef struct ts_rt_cuda_kernel {
   const char *name;           /* its .entry */
-  const uint8_t *param_kinds; /* nparams TS_CG_GPU_PARAM_* (codegen.h): 0 device pointer, 1 int64, 2 double,
-                                 3 bool byte, 4 unused input (NULL pointer) */
+  const uint8_t *param_kinds; /* nparams TS_RT_CUDA_PARAM_* */
   int64_t nelems;             /* output elements */
-  uint32_t group;             /* the fusion group's number: a pre-order walk of the graph, nested blocks first */
+  uint32_t group;             /* the fusion group's node number (ts_rt_aot_number_nodes) */
   uint32_t block, grid;       /* launch geometry (a grid-stride loop covers nelems) */
   uint32_t index64;           /* 1: compiled with 64-bit element indices */
   uint32_t nparams;           /* the group's inputs, then its outputs */
   uint32_t reserved;
+  /* tsaot --cuda-emulate only (else NULL): runs one GPU thread of the
+   * kernel on the CPU, for a stand-in driver (codegen.h) */
+  void (*emu)(void **args, const uint32_t *sreg);
 } ts_rt_cuda_kernel;
 
 typedef struct ts_rt_cuda_image {
@@ -88,11 +99,22 @@ bool ts_rt_cuda_copy(ts_rt_cuda *c, ts_cu_deviceptr dst, ts_cu_deviceptr src, si
  * bool) as the kernel table's param_kinds say; its grid and block. */
 bool ts_rt_cuda_launch(ts_rt_cuda *c, ts_cu_handle fn, const ts_rt_cuda_kernel *k, void **args, ts_buf *err);
 bool ts_rt_cuda_sync(ts_rt_cuda *c, ts_buf *err);
+/* Makes c's context current on the calling thread (runs may come from any
+ * thread; the context is per thread). */
+bool ts_rt_cuda_make_current(ts_rt_cuda *c, ts_buf *err);
+/* tsaot --cuda-emulate: hands kernel fn's CPU form to a stand-in driver
+ * that exports tsaot_fake_cuda_bind; nothing with a real driver or a NULL
+ * emu. */
+bool ts_rt_cuda_bind_emulation(ts_rt_cuda *c, ts_cu_handle fn, void (*emu)(void **, const uint32_t *), ts_buf *err);
 
 /* Event timing on the stream: record a start, later the milliseconds since
  * (synchronising on the end event). */
 bool ts_rt_cuda_event_pair(ts_rt_cuda *c, ts_cu_handle *start, ts_cu_handle *end, ts_buf *err);
 bool ts_rt_cuda_event_record(ts_rt_cuda *c, ts_cu_handle ev, ts_buf *err);
+/* On the legacy default stream (0), which waits for the work of every
+ * blocking stream of the context before it and holds back what follows:
+ * brackets a model's runs from another ts_rt_cuda of the same device. */
+bool ts_rt_cuda_event_record_legacy(ts_rt_cuda *c, ts_cu_handle ev, ts_buf *err);
 bool ts_rt_cuda_event_ms(ts_rt_cuda *c, ts_cu_handle start, ts_cu_handle end, float *ms, ts_buf *err);
 void ts_rt_cuda_event_free(ts_rt_cuda *c, ts_cu_handle ev); /* NULL: nothing */
 

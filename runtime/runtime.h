@@ -170,7 +170,13 @@ struct ts_rt_storage {
   /* Read-only data kernels derived from the bytes (packed weights of a
    * constant), freed with the storage: see ts_rt_storage_derived. */
   struct ts_rt_derived *derived;
+  /* The device copy of the GPU run path (gpu.h), NULL on the CPU path;
+   * given back with ts_rt_devbuf_free when the storage is freed. */
+  struct ts_rt_devbuf *dev;
 };
+
+/* gpu.c: a storage's device copy back to its model's cache. */
+void ts_rt_devbuf_free(struct ts_rt_devbuf *b);
 
 /* Something a kernel made from a storage's bytes once and keeps with it
  * (kernels/gemm_small.c: a constant weight packed for the small GEMM). The

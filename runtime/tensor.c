@@ -201,6 +201,7 @@ ts_rt_storage *ts_rt_storage_new(ts_rt_ctx *c, size_t nbytes, bool zero) {
   s->free_fn = NULL;
   s->free_ctx = NULL;
   s->derived = NULL;
+  s->dev = NULL;
   return s;
 }
 
@@ -218,6 +219,7 @@ ts_rt_storage *ts_rt_storage_wrap(ts_rt_ctx *c, void *data, size_t nbytes, void 
   s->free_fn = free_fn;
   s->free_ctx = free_ctx;
   s->derived = NULL;
+  s->dev = NULL;
   return s;
 }
 
@@ -243,6 +245,8 @@ void ts_rt_storage_release(ts_rt_storage *s) {
     next = d->next;
     d->free_fn(d);
   }
+  if (s->dev)
+    ts_rt_devbuf_free(s->dev);
   if (s->free_fn)
     s->free_fn(s->free_ctx, s->data);
   else

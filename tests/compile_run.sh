@@ -8,7 +8,9 @@
 #
 # TSAOT and TSAOT_RUN name the two tools (the build's, from the test's
 # environment). Options after -o OUTDIR go to tsaot (e.g. -O0,
-# --no-fallback). The library is made in a scratch folder, removed after.
+# --no-fallback). TSAOT_RUN_DEVICE, when set, is tsaot-run's --device
+# (cuda: the GPU run path, tests/cuda/cuda.cmake). The library is made in a
+# scratch folder, removed after.
 set -eu
 : "${TSAOT:?set TSAOT to the tsaot binary}" "${TSAOT_RUN:?set TSAOT_RUN to the tsaot-run binary}"
 model=$1
@@ -28,4 +30,4 @@ examples=""
 # shellcheck disable=SC2086
 "$TSAOT" "$model" $examples -o "$tmp/m.so" "$@"
 # shellcheck disable=SC2086
-"$TSAOT_RUN" "$tmp/m.so" $inputs -o "$out"
+"$TSAOT_RUN" "$tmp/m.so" $inputs -o "$out" ${TSAOT_RUN_DEVICE:+--device "$TSAOT_RUN_DEVICE"}

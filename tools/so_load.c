@@ -45,7 +45,9 @@ bool ts_tool_so_open(ts_tool_so *so, const char *path, char *why, size_t whylen)
   *(void **)&so->last_bailout = ts_so_sym(so, "last_bailout");
   *(void **)&so->profile = ts_so_sym(so, "profile");
   *(void **)&so->profile_rows = ts_so_sym(so, "profile_rows");
-  if (!so->init || !so->release || !so->num_inputs || !so->num_outputs || !so->arena_size || !so->set_threads ||
+  *(void **)&so->set_device = ts_so_sym(so, "set_device");
+  *(void **)&so->device_stats = ts_so_sym(so, "device_stats");
+  if (!so->set_device || !so->device_stats || !so->init || !so->release || !so->num_inputs || !so->num_outputs || !so->arena_size || !so->set_threads ||
       !so->run || !so->run_static || !so->last_error || !so->last_bailout || !so->profile || !so->profile_rows) {
     snprintf(why, whylen, "%s: the model '%s' lacks functions of include/tsaot.h", path, so->name);
     return false;

@@ -25,6 +25,8 @@ typedef struct ts_tool_so {
   int (*last_bailout)(void);
   int (*profile)(int);
   int (*profile_rows)(tsaot_profile_row *, int);
+  int (*set_device)(const char *);
+  int (*device_stats)(tsaot_device_stats *);
 } ts_tool_so;
 
 /* Opens the library at `path` (a name without a slash is a file in the

@@ -61,9 +61,10 @@ static void ts_bench_usage(FILE *f) {
           "  --keep DIR         keep the compiled library in DIR (default: a temporary\n"
           "                     folder, removed at exit)\n"
           "  --no-interp        time the compiled model only\n"
-          "  --device cuda      time on the GPU with CUDA events: opens the CUDA driver\n"
-          "                     (exit status 1 without one); the GPU run path is not\n"
-          "                     wired yet, so it stops after opening device 0\n"
+          "  --device cuda      compile with --device cuda and time the library on CUDA\n"
+          "                     device 0 (NAME_set_device), with CUDA events around\n"
+          "                     each run besides the wall clock; prints what ran where.\n"
+          "                     Exit status 1 without a driver or a GPU\n"
           "  --profile          time every node and print where the time goes, per op\n"
           "                     kind, fusion groups one by one\n"
           "  --json             one JSON object on stdout instead of the table\n"
@@ -693,20 +694,23 @@ int main(int argc, char **argv) {
     free(o.inputs);
     return 2;
   }
-  if (o.device && !strcmp(o.device, "cuda")) {
-    /* the driver first: a host without one gets the reason before any compiling */
-    ts_rt_cuda cu;
+  /* --device cuda: the driver first (a host without one gets the reason
+   * before any compiling); its events time the runs */
+  bool cuda = o.device && !strcmp(o.device, "cuda");
+  ts_rt_cuda cu = {0};
+  ts_cu_handle ev0 = NULL, ev1 = NULL;
+  double gpu_median_ms = -1, gpu_min_ms = -1;
+  tsaot_device_stats dstats = {0};
+  if (cuda) {
     ts_buf why = {0};
-    if (ts_rt_cuda_open(&cu, 0, &why)) {
-      ts_rt_cuda_close(&cu);
-      fprintf(stderr, "%s: --device cuda: CUDA device 0 opened, but the GPU run path is not wired yet "
-                      "(runtime/README.md)\n", prog);
-    } else {
+    if (!ts_rt_cuda_open(&cu, 0, &why) || !ts_rt_cuda_event_pair(&cu, &ev0, &ev1, &why)) {
       fprintf(stderr, "%s: --device cuda: %s\n", prog, why.data ? why.data : "out of memory");
+      ts_buf_free(&why);
+      ts_rt_cuda_close(&cu);
+      free(o.inputs);
+      return 1;
     }
     ts_buf_free(&why);
-    free(o.inputs);
-    return 1;
   }
 
   int rc = 1;
@@ -776,6 +780,10 @@ int main(int argc, char **argv) {
     av[na++] = "-o";
     av[na++] = sopath;
     av[na++] = "-v";
+    if (cuda) {
+      av[na++] = "--device";
+      av[na++] = "cuda";
+    }
     fprintf(stderr, "%s: compiling %s\n", prog, o.model);
     uint64_t t0 = ts_rt_now_ns();
     int crc = ts_bench_spawn(av, NULL, ts_bench_on_line, &prog_state, NULL);
@@ -799,7 +807,7 @@ int main(int argc, char **argv) {
 
   /* ---- a fresh process: start to first result, peak memory */
   /* self: this program, found with the compiler above */
-  if (self[0]) {
+  if (self[0] && !cuda) {
     have_cold = ts_bench_cold_run(self, sopath, (int)o.threads, (char *const *)o.inputs, o.ninputs, &cold);
     if (!have_cold)
       fprintf(stderr, "%s: note: the cold-start process failed; no first-result time or peak memory\n", prog);
@@ -875,6 +883,10 @@ int main(int argc, char **argv) {
   if (!ts_bench_so_open(prog, sopath, &so))
     goto out;
   so.set_threads((int)o.threads);
+  if (cuda && so.set_device("cuda") != 0) {
+    fprintf(stderr, "%s: %s: --device cuda: %s\n", prog, sopath, so.last_error());
+    goto out;
+  }
   if (so.num_inputs() != o.ninputs) {
     fprintf(stderr, "%s: %s: the compiled model takes %d argument%s, %d given\n", prog, sopath, so.num_inputs(),
             so.num_inputs() == 1 ? "" : "s", o.ninputs);
@@ -898,14 +910,38 @@ int main(int argc, char **argv) {
     comp.iters = ts_bench_iters(&o, warm, o.warmup > 0 ? (int)o.warmup : 1);
     if (!(times = realloc(times, (size_t)comp.iters * sizeof *times)))
       goto out;
+    uint64_t *gtimes = cuda ? calloc((size_t)comp.iters + 1, sizeof *gtimes) : NULL;
+    if (cuda && !gtimes)
+      goto out;
     for (int it = 0; it < comp.iters; it++) {
+      ts_buf why = {0};
+      /* events on the legacy stream bracket all the model's work (its
+       * stream is a blocking one) */
+      bool evok = !cuda || ts_rt_cuda_event_record_legacy(&cu, ev0, &why);
       uint64_t t0 = ts_rt_now_ns();
       bool ok = ts_bench_so_run(prog, &so, in.dl, in.n, &outs);
       times[it] = ts_rt_now_ns() - t0;
-      if (!ok)
+      float ms = 0;
+      if (cuda && evok)
+        evok = ts_rt_cuda_event_record_legacy(&cu, ev1, &why) && ts_rt_cuda_event_ms(&cu, ev0, ev1, &ms, &why);
+      if (cuda && !evok) {
+        fprintf(stderr, "%s: --device cuda: %s\n", prog, why.data ? why.data : "CUDA events failed");
+        ok = false;
+      }
+      ts_buf_free(&why);
+      if (cuda)
+        gtimes[it] = (uint64_t)((double)ms * 1e6);
+      if (!ok) {
+        free(gtimes);
         goto out;
+      }
     }
     ts_bench_stats(times, comp.iters, &comp.median_ms, &comp.min_ms);
+    if (cuda) {
+      ts_bench_stats(gtimes, comp.iters, &gpu_median_ms, &gpu_min_ms);
+      so.device_stats(&dstats);
+    }
+    free(gtimes);
     comp.ran = true;
   }
   for (int k = 0; k < in.n; k++)
@@ -997,6 +1033,11 @@ int main(int argc, char **argv) {
       else
         printf(", \"interp_median_ms\": null, \"interp_min_ms\": null");
       printf(", \"compiled_median_ms\": %.6f, \"compiled_min_ms\": %.6f", comp.median_ms, comp.min_ms);
+      if (cuda)
+        printf(", \"device\": \"cuda\", \"gpu_event_median_ms\": %.6f, \"gpu_event_min_ms\": %.6f, "
+               "\"kernel_launches\": %llu, \"gemms\": %llu, \"host_ops\": %llu",
+               gpu_median_ms, gpu_min_ms, (unsigned long long)dstats.kernel_launches,
+               (unsigned long long)dstats.gemms, (unsigned long long)dstats.host_ops);
       if (interp.ran)
         printf(", \"ratio\": %.4f", ratio);
       else
@@ -1033,6 +1074,15 @@ int main(int argc, char **argv) {
       if (interp.ran)
         printf("%-14s %12.4f %12.4f %8d\n", "interpreter", interp.median_ms, interp.min_ms, interp.iters);
       printf("%-14s %12.4f %12.4f %8d\n", "compiled", comp.median_ms, comp.min_ms, comp.iters);
+      if (cuda) {
+        printf("%-14s %12.4f %12.4f %8d (CUDA events, host copies included)\n", "  on the GPU", gpu_median_ms,
+               gpu_min_ms, comp.iters);
+        printf("device         %s; in all: %llu kernel launches, %llu cuBLAS calls, %llu ops on the CPU with GPU "
+               "data, %.2f MiB to the GPU, %.2f MiB back\n",
+               dstats.description ? dstats.description : "?", (unsigned long long)dstats.kernel_launches,
+               (unsigned long long)dstats.gemms, (unsigned long long)dstats.host_ops,
+               (double)dstats.bytes_to_device / 1048576.0, (double)dstats.bytes_to_host / 1048576.0);
+      }
       if (interp.ran)
         printf("ratio          %.2fx (interpreter / compiled, medians)\n", ratio);
       if (compile_s >= 0)
@@ -1062,6 +1112,9 @@ int main(int argc, char **argv) {
   }
   rc = 0;
 out:
+  ts_rt_cuda_event_free(&cu, ev0);
+  ts_rt_cuda_event_free(&cu, ev1);
+  ts_rt_cuda_close(&cu);
   ts_bench_prof_free(&iprof);
   ts_bench_prof_free(&cprof);
   for (int k = 0; k < flat.n; k++)

@@ -10,10 +10,10 @@
  * (include/tsaot.h): forward only, with a note on stderr when its inputs
  * were off the compiled specialisation and it ran in its interpreter.
  *
- * --device cuda (a .so compiled with tsaot --device cuda) opens the CUDA
- * driver and device 0 and loads the library's PTX and kernels
- * (runtime/cuda.h); the run itself is still the CPU's: the GPU run path is
- * not wired yet. Without a driver it fails with exit status 1.
+ * --device cuda (a .so compiled with tsaot --device cuda) runs it on CUDA
+ * device 0 (NAME_set_device("cuda"), runtime/gpu.h) and prints on stderr
+ * what ran where (kernel launches, cuBLAS calls, ops on the CPU, bytes
+ * moved). Without a driver or a GPU it fails with exit status 1.
  *
  * --optimize runs the interpreter on the optimization pipeline's output
  * (passes/pipeline.c), specialised to the given inputs, so that the passes
@@ -39,7 +39,6 @@
  * usage error.
  */
 #include "aot.h"
-#include "cuda.h"
 #include "model.h"
 #include "npy.h"
 #include "passes.h"
@@ -65,8 +64,8 @@ static void ts_run_usage(FILE *f) {
           "  -o OUTDIR      where the outputs go (made if missing)\n"
           "  --threads N    threads for the kernels (default: every processor)\n"
           "  --method NAME  the method to run (default: forward; .pt only)\n"
-          "  --device cuda  (.so) open the CUDA driver and load the library's kernels\n"
-          "                 (tsaot --device cuda); the run is still on the CPU\n"
+          "  --device cuda  (.so) run on CUDA device 0 (a library built with tsaot\n"
+          "                 --device cuda); prints what ran where\n"
           "  --optimize     (.pt) run the optimized graph: the default pass pipeline,\n"
           "                 specialised to these inputs (tsaot-opt --help lists it)\n"
           "  --passes LIST  (.pt) run the graph after these passes instead (comma-separated;\n"
@@ -147,34 +146,22 @@ static int ts_run_so(const char *path, const char **inputs, int ninputs, const c
     fprintf(stderr, "tsaot-run: %s\n", why);
     return 1;
   }
-  void *h = f.h;
-  const char *name = f.name;
   int rc = 1, nout = 0;
   ts_rt_ctx ctx;
   ts_rt_ctx_init(&ctx, 1);
   ts_rt_tensor **ts = calloc((size_t)ninputs + 1, sizeof *ts);
   DLTensor *dls = calloc((size_t)ninputs + 1, sizeof *dls);
   DLManagedTensor **outs = NULL;
-  ts_rt_cuda cu = {0};
   if (!ts || !dls) {
     fprintf(stderr, "tsaot-run: out of memory\n");
     goto out;
   }
-  if (cuda) {
-    ts_buf why = {0};
-    uint32_t nk = 0;
-    bool ok = ts_rt_cuda_open_library(&cu, h, name, &nk, &why);
-    if (ok)
-      fprintf(stderr, "tsaot-run: note: %u CUDA kernels loaded on device 0; the GPU run path is not wired yet: "
-                      "the model runs on the CPU\n", nk);
-    else
-      fprintf(stderr, "tsaot-run: %s: --device cuda: %s\n", path, why.data ? why.data : "out of memory");
-    ts_buf_free(&why);
-    if (!ok)
-      goto out;
-  }
   if (f.init() != 0) {
     fprintf(stderr, "tsaot-run: %s: cannot load the model: %s\n", path, f.last_error());
+    goto out;
+  }
+  if (cuda && f.set_device("cuda") != 0) {
+    fprintf(stderr, "tsaot-run: %s: --device cuda: %s\n", path, f.last_error());
     goto out;
   }
   f.set_threads(nthreads);
@@ -207,6 +194,16 @@ static int ts_run_so(const char *path, const char **inputs, int ninputs, const c
   }
   if (f.last_bailout())
     fprintf(stderr, "tsaot-run: note: ran in the interpreter: %s\n", f.last_error());
+  if (cuda) {
+    tsaot_device_stats ds;
+    f.device_stats(&ds);
+    fprintf(stderr,
+            "tsaot-run: note: %s: %llu kernel launches, %llu cuBLAS calls, %llu ops on the CPU with GPU data, "
+            "%llu bytes to the GPU, %llu back\n",
+            ds.description, (unsigned long long)ds.kernel_launches, (unsigned long long)ds.gemms,
+            (unsigned long long)ds.host_ops, (unsigned long long)ds.bytes_to_device,
+            (unsigned long long)ds.bytes_to_host);
+  }
   if (!ts_run_mkdirs(outdir)) {
     fprintf(stderr, "tsaot-run: %s: cannot make the folder: %s\n", outdir, strerror(errno));
     goto out;
@@ -235,7 +232,6 @@ out:
   free(dls);
   if (f.release)
     f.release();
-  ts_rt_cuda_close(&cu);
   ts_rt_ctx_free(&ctx);
   /* no dlclose: the library's one-time tables (its op table, its kernels'
    * bindings) live until exit, as they would in the program it belongs to */

@@ -55,11 +55,13 @@ static void ts_cc_usage(FILE *f) {
           "  --no-fallback     no interpreter in the output: inputs off the specialisation\n"
           "                    are an error (TSAOT_E_INPUT) instead of a slower run\n"
           "  --device cpu|cuda where the code runs (default: cpu); cuda also compiles every\n"
-          "                    fusion group to PTX, embedded as NAME_cuda (the library still\n"
-          "                    runs on the CPU: the GPU run path is not wired yet)\n"
+          "                    fusion group to PTX, embedded as NAME_cuda: the library runs\n"
+          "                    on the CPU until NAME_set_device(\"cuda\") is called\n"
           "  --gpu-arch SM     the GPU for --device cuda: sm_70, sm_72, sm_75, sm_80 (default),\n"
           "                    sm_86, sm_87, sm_89, sm_90, sm_90a\n"
           "  --emit-ptx FILE   with --device cuda, write the PTX to FILE too\n"
+          "  --cuda-emulate    with --device cuda, also build each kernel for this CPU, for\n"
+          "                    tests without a GPU (a stand-in driver runs the launches)\n"
           "  --emit-llvm FILE  write the optimized LLVM IR to FILE\n"
           "  --print-after-all print the graph after each pass to stderr\n"
           "  --target TRIPLE, --cpu NAME, --features +a,-b\n"
@@ -239,8 +241,8 @@ out:
 
 /* --device cuda: the fusion groups as PTX (codegen/nvptx.c), embedded in
  * the CPU module as NAME_cuda and written to emit_ptx. */
-static bool ts_cc_cuda(ts_cg_module *mod, const ts_graph *g, const char *name, const char *arch, const char *emit_ptx,
-                       int opt, bool verbose, const char *path, ts_diag *d) {
+static bool ts_cc_cuda(ts_cg_module *mod, ts_graph *g, const char *name, const char *arch, const char *emit_ptx,
+                       bool emulate, int opt, bool verbose, const char *path, ts_diag *d) {
   double t0 = ts_cc_now();
   ts_cg_cuda_options co = {.arch = arch ? arch : "sm_80", .opt_level = opt};
   ts_cg_cuda_ptx p;
@@ -249,7 +251,7 @@ static bool ts_cc_cuda(ts_cg_module *mod, const ts_graph *g, const char *name, c
     fputs(d->text.data ? d->text.data : "PTX generation failed\n", stderr);
     return false;
   }
-  bool ok = ts_cg_cuda_embed(mod, name, co.arch, &p, d);
+  bool ok = (!emulate || ts_cg_cuda_emulate(mod, g, name, &p, d)) && ts_cg_cuda_embed(mod, name, co.arch, &p, d);
   if (ok && emit_ptx) {
     FILE *f = fopen(emit_ptx, "w");
     ok = f && fwrite(p.ptx.data, 1, p.ptx.len, f) == p.ptx.len;
@@ -278,7 +280,7 @@ int main(int argc, char **argv) {
   const char *path = NULL, *out = NULL, *name = "model", *emit_llvm = NULL, *log = NULL;
   const char *device = "cpu", *gpu_arch = NULL, *emit_ptx = NULL;
   ts_cg_target_opts target = {.opt_level = 3};
-  bool object = false, no_fallback = false, verbose = false;
+  bool object = false, no_fallback = false, verbose = false, emulate = false;
   const char **specs = calloc((size_t)argc + 1, sizeof *specs);
   uint32_t nspecs = 0;
   if (!specs) {
@@ -295,6 +297,8 @@ int main(int argc, char **argv) {
       object = true;
     } else if (!strcmp(a, "--no-fallback")) {
       no_fallback = true;
+    } else if (!strcmp(a, "--cuda-emulate")) {
+      emulate = true;
     } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
       verbose = true;
     } else if (!strcmp(a, "--print-after-all")) {
@@ -377,8 +381,9 @@ int main(int argc, char **argv) {
     free(specs);
     return 2;
   }
-  if (!cuda && (gpu_arch || emit_ptx)) {
-    fprintf(stderr, "tsaot: error: %s needs --device cuda\n", gpu_arch ? "--gpu-arch" : "--emit-ptx");
+  if (!cuda && (gpu_arch || emit_ptx || emulate)) {
+    fprintf(stderr, "tsaot: error: %s needs --device cuda\n",
+            gpu_arch ? "--gpu-arch" : emit_ptx ? "--emit-ptx" : "--cuda-emulate");
     free(specs);
     return 2;
   }
@@ -478,7 +483,7 @@ int main(int argc, char **argv) {
     ts_cc_report(&d, "code generation failed\n");
     goto done;
   }
-  if (cuda && !ts_cc_cuda(&mod, sg, name, gpu_arch, emit_ptx, target.opt_level, verbose, path, &d))
+  if (cuda && !ts_cc_cuda(&mod, sg, name, gpu_arch, emit_ptx, emulate, target.opt_level, verbose, path, &d))
     goto done;
   double t1 = ts_cc_now();
   if (!ts_cg_module_optimize(&mod, &d)) {

@@ -2,7 +2,13 @@
  * driver paths of runtime/cuda.c (and tsaot-run --device cuda) run on hosts
  * without a GPU: TSAOT_LIBCUDA=.../libfake_cuda.so. "Device memory" is host
  * memory, a "module" a copy of the PTX text whose `.entry NAME(` lines are
- * its functions, a launch only recorded (fake_cuda_last_launch). Error
+ * its functions, a launch recorded (fake_cuda_last_launch) and, when the
+ * library was compiled with tsaot --cuda-emulate, run on the CPU: the
+ * runtime hands each kernel's CPU form to tsaot_fake_cuda_bind, and a
+ * launch calls it once per GPU thread (grid x block, in order) with the
+ * special registers tid, ntid, ctaid, nctaid. New device memory is filled
+ * with 0xff bytes (NaN as floats), so that reading what no one wrote shows
+ * in the results. Error
  * codes, names and texts are the real driver's (cuda.h of CUDA 13).
  * FAKE_CUDA_NO_DEVICE set: cuInit fails as on a host whose driver sees no
  * GPU. */
@@ -58,7 +64,33 @@ CUresult cuModuleLoadData(void **mod, const void *image) {
   return *mod ? FAKE_SUCCESS : FAKE_INVALID_VALUE;
 }
 
+typedef void (*fake_emu_fn)(void **args, const unsigned *sreg);
+static struct {
+  const void *fn;
+  fake_emu_fn emu;
+} fake_binds[4096];
+static unsigned fake_nbinds;
+
+int tsaot_fake_cuda_bind(const void *fn, fake_emu_fn emu) {
+  for (unsigned i = 0; i < fake_nbinds; i++)
+    if (fake_binds[i].fn == fn) {
+      fake_binds[i].emu = emu;
+      return 0;
+    }
+  if (fake_nbinds == sizeof fake_binds / sizeof fake_binds[0])
+    return 1;
+  fake_binds[fake_nbinds].fn = fn;
+  fake_binds[fake_nbinds++].emu = emu;
+  return 0;
+}
+
 CUresult cuModuleUnload(void *mod) {
+  const char *lo = mod, *hi = lo + strlen(lo);
+  for (unsigned i = 0; i < fake_nbinds;)
+    if ((const char *)fake_binds[i].fn >= lo && (const char *)fake_binds[i].fn <= hi)
+      fake_binds[i] = fake_binds[--fake_nbinds];
+    else
+      i++;
   free(mod);
   return FAKE_SUCCESS;
 }
@@ -82,6 +114,15 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigne
   fake_grid = gx;
   fake_block = bx;
   fake_launches++;
+  for (unsigned i = 0; i < fake_nbinds; i++)
+    if (fake_binds[i].fn == fn) {
+      for (unsigned b = 0; b < gx; b++)
+        for (unsigned t = 0; t < bx; t++) {
+          unsigned sreg[4] = {t, bx, b, gx};
+          fake_binds[i].emu(params, sreg);
+        }
+      break;
+    }
   return FAKE_SUCCESS;
 }
 
@@ -92,15 +133,22 @@ unsigned fake_cuda_last_launch(unsigned *grid, unsigned *block) {
   return fake_launches;
 }
 
+static long fake_live;
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
   void *m = n ? malloc(n) : NULL;
+  if (m)
+    memset(m, 0xff, n);
   *p = (CUdeviceptr)(size_t)m;
+  fake_live += m != NULL;
   return m ? FAKE_SUCCESS : FAKE_INVALID_VALUE;
 }
 CUresult cuMemFree_v2(CUdeviceptr p) {
+  fake_live -= p != 0;
   free((void *)(size_t)p);
   return FAKE_SUCCESS;
 }
+/* for the tests: device allocations not freed */
+long fake_cuda_live_allocs(void) { return fake_live; }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) {
   memcpy((void *)(size_t)d, s, n);
   return FAKE_SUCCESS;

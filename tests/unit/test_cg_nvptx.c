@@ -145,11 +145,11 @@ static void test_host_kernel(void) {
   TS_CHECK(f32 && f64);
   if (d.text.data)
     fprintf(stderr, "%s", d.text.data);
-  TS_CHECK_INTEQ(kinds[0], TS_CG_GPU_PARAM_TENSOR);
-  TS_CHECK_INTEQ(kinds[2], TS_CG_GPU_PARAM_TENSOR);
-  TS_CHECK_INTEQ(kinds[3], TS_CG_GPU_PARAM_F64);
-  TS_CHECK_INTEQ(kinds[4], TS_CG_GPU_PARAM_TENSOR);
-  TS_CHECK_INTEQ(kinds[5], TS_CG_GPU_PARAM_TENSOR);
+  TS_CHECK_INTEQ(kinds[0], TS_RT_CUDA_PARAM_TENSOR);
+  TS_CHECK_INTEQ(kinds[2], TS_RT_CUDA_PARAM_TENSOR);
+  TS_CHECK_INTEQ(kinds[3], TS_RT_CUDA_PARAM_F64);
+  TS_CHECK_INTEQ(kinds[4], TS_RT_CUDA_PARAM_TENSOR);
+  TS_CHECK_INTEQ(kinds[5], TS_RT_CUDA_PARAM_TENSOR);
   if (!f32 || !f64 || !TS_CHECK(ts_cg_module_optimize(&m, &d))) {
     ts_cg_module_dispose(&m);
     ts_graph_free(g);
@@ -250,7 +250,7 @@ static void test_ptx(void) {
       TS_CHECK_INTEQ(p.k[0].geom.nelems, 24);
       TS_CHECK_INTEQ(p.k[0].geom.grid, 1);
       TS_CHECK_INTEQ(p.k[0].nparams, 6);
-      TS_CHECK_INTEQ(p.k[0].kinds[3], TS_CG_GPU_PARAM_F64);
+      TS_CHECK_INTEQ(p.k[0].kinds[3], TS_RT_CUDA_PARAM_F64);
     }
   }
   ts_cg_cuda_ptx_free(&p);
@@ -282,7 +282,7 @@ static void test_ptx(void) {
       TS_CHECK_INTEQ(p.nk, 1);
       TS_CHECK_INTEQ(p.ngroups, 2);
       TS_CHECK(p.nk == 1 && p.k[0].geom.index64);
-      TS_CHECK(p.notes.data && strstr(p.notes.data, "fusion group 1 stays on the CPU"));
+      TS_CHECK(p.notes.data && strstr(p.notes.data, "fusion group (node 1) stays on the CPU"));
     } else {
       fprintf(stderr, "%s", d.text.data ? d.text.data : "");
     }
