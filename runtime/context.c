@@ -31,8 +31,11 @@ struct ts_rt_pool {
   pthread_t *threads;
   int nthreads;      /* workers started */
   int want;          /* workers asked for */
-  uint64_t gen;      /* bumped for each job */
-  int busy;          /* workers still inside the current job */
+  /* gen and busy change under mu; they are atomic so that a worker waiting
+   * for a job and a caller waiting for its workers can watch them for a
+   * while without the lock before they sleep (ts_ctx_spin_*) */
+  atomic_uint_fast64_t gen; /* bumped for each job */
+  atomic_int busy;          /* workers still inside the current job */
   bool stop;
   ts_ctx_job *job;
   /* Taken by the caller whose job the pool runs: the runs of one compiled
@@ -44,6 +47,43 @@ struct ts_rt_pool {
 /* Set while a thread runs chunks, so that nested parallel_for calls run
  * serially instead of waiting on a pool that is busy with their parent. */
 static _Thread_local bool ts_ctx_in_parallel;
+
+/* How long a worker that finished a job, and a caller whose workers have
+ * not, watch for the change they wait for before they sleep on a condition
+ * variable: a model's kernels start parallel loops back to back, and
+ * waking a sleeping thread took 10-30 us per loop, about what the smaller
+ * convolutions of resnet18 take in all at 2 threads. */
+#define TS_CTX_SPIN_NS 50000
+
+/* Whether a worker's job has come (pool->gen moved on from *seen) or the
+ * caller's workers are done (pool->busy is 0). */
+static bool ts_ctx_gen_moved(const struct ts_rt_pool *p, uint64_t seen) {
+  return atomic_load_explicit(&((struct ts_rt_pool *)p)->gen, memory_order_acquire) != seen;
+}
+static bool ts_ctx_all_done(const struct ts_rt_pool *p, uint64_t unused) {
+  (void)unused;
+  return atomic_load_explicit(&((struct ts_rt_pool *)p)->busy, memory_order_acquire) == 0;
+}
+
+/* Watches for ready(p, arg) for up to TS_CTX_SPIN_NS; whether it came. */
+static bool ts_ctx_spin(bool (*ready)(const struct ts_rt_pool *, uint64_t), const struct ts_rt_pool *p,
+                        uint64_t arg) {
+  uint64_t t0 = 0;
+  for (unsigned i = 1;; i++) {
+    if (ready(p, arg))
+      return true;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_ia32_pause();
+#endif
+    if (i % 64 == 0) {
+      uint64_t t = ts_rt_now_ns();
+      if (!t0)
+        t0 = t;
+      else if (t - t0 > TS_CTX_SPIN_NS)
+        return false;
+    }
+  }
+}
 
 /* Takes chunks of `job` until none are left. */
 static void ts_ctx_run_chunks(ts_ctx_job *job) {
@@ -66,18 +106,24 @@ static void *ts_ctx_worker(void *p) {
   ts_ctx_in_parallel = true;
   pthread_mutex_lock(&pool->mu);
   for (;;) {
-    while (!pool->stop && pool->gen == seen)
+    if (!pool->stop && atomic_load(&pool->gen) == seen) {
+      /* the next job often comes within microseconds: watch before sleeping */
+      pthread_mutex_unlock(&pool->mu);
+      ts_ctx_spin(ts_ctx_gen_moved, pool, seen);
+      pthread_mutex_lock(&pool->mu);
+    }
+    while (!pool->stop && atomic_load(&pool->gen) == seen)
       pthread_cond_wait(&pool->work, &pool->mu);
     if (pool->stop)
       break;
-    seen = pool->gen;
+    seen = atomic_load(&pool->gen);
     ts_ctx_job *job = pool->job;
     pthread_mutex_unlock(&pool->mu);
     ts_rt_heap *own = ts_rt_heap_use(job->heap);
     ts_ctx_run_chunks(job);
     ts_rt_heap_use(own);
     pthread_mutex_lock(&pool->mu);
-    if (--pool->busy == 0)
+    if (atomic_fetch_sub(&pool->busy, 1) == 1)
       pthread_cond_signal(&pool->done);
   }
   pthread_mutex_unlock(&pool->mu);
@@ -113,6 +159,8 @@ static ts_rt_pool *ts_ctx_pool_new(int nworkers) {
   }
   pool->want = nworkers;
   atomic_init(&pool->taken, false);
+  atomic_init(&pool->gen, 0);
+  atomic_init(&pool->busy, 0);
   pthread_mutex_init(&pool->mu, NULL);
   pthread_cond_init(&pool->work, NULL);
   pthread_cond_init(&pool->done, NULL);
@@ -207,16 +255,17 @@ void ts_rt_parallel_for(ts_rt_ctx *c, int64_t n, int64_t grain, ts_rt_range_fn f
   atomic_init(&job.next, 0);
   pthread_mutex_lock(&pool->mu);
   pool->job = &job;
-  pool->busy = pool->nthreads;
-  pool->gen++;
+  atomic_store(&pool->busy, pool->nthreads);
+  atomic_fetch_add(&pool->gen, 1);
   pthread_cond_broadcast(&pool->work);
   pthread_mutex_unlock(&pool->mu);
   ts_ctx_in_parallel = true;
   ts_ctx_run_chunks(&job);
   ts_ctx_in_parallel = false;
   /* Every worker must leave the job before it goes out of scope. */
+  ts_ctx_spin(ts_ctx_all_done, pool, 0);
   pthread_mutex_lock(&pool->mu);
-  while (pool->busy > 0)
+  while (atomic_load(&pool->busy) > 0)
     pthread_cond_wait(&pool->done, &pool->mu);
   pool->job = NULL;
   pthread_mutex_unlock(&pool->mu);

@@ -510,19 +510,20 @@ static void cv_wino_epi(const void *e, float *y, int64_t at, int64_t o, int64_t 
 static bool cv_wino(ts_rt_ctx *c, const ts_rt_call *call, const cv_geom *g, ts_dtype wdt, const ts_rt_tensor *w,
                     const ts_rt_tensor *wc, const ts_rt_tensor *xc, ts_rt_tensor *y, const cv_epi *e, bool *ok) {
   ts_rt_wino_geom wg = {g->N, g->C, g->H, g->W, g->O, g->ph, g->pw, g->OH, g->OW};
+  int m = 0;
   if (wdt != TS_DT_FLOAT32 || g->KH != 3 || g->KW != 3 || g->sh != 1 || g->sw != 1 || g->dh != 1 || g->dw != 1 ||
-      g->groups != 1 || !ts_rt_wino_worth(&wg))
+      g->groups != 1 || !(m = ts_rt_wino_tile(&wg)))
     return false;
-  size_t len = ts_rt_wino_weights_len(g->O, g->C);
+  size_t len = ts_rt_wino_weights_len(m, g->O, g->C);
   if (!len) return false;
-  const float *u = call && w == wc ? ts_rt_wino_weights_input(call, 1, w) : NULL;
+  const float *u = call && w == wc ? ts_rt_wino_weights_input(call, 1, w, m) : NULL;
   float *own = NULL;
   if (!u) {
     if (!(own = ts_rt_malloc(len * sizeof(float)))) return *ok = ts_rt_oom(c), true;
-    ts_rt_wino_weights(ts_rt_tensor_data(wc), g->O, g->C, own);
+    ts_rt_wino_weights(m, ts_rt_tensor_data(wc), g->O, g->C, own);
     u = own;
   }
-  *ok = ts_rt_wino_conv(c, &wg, ts_rt_tensor_data(xc), u, ts_rt_tensor_data(y), cv_wino_epi, e);
+  *ok = ts_rt_wino_conv(c, &wg, m, ts_rt_tensor_data(xc), u, ts_rt_tensor_data(y), cv_wino_epi, e);
   ts_rt_free(own);
   return true;
 }

@@ -1,17 +1,20 @@
 /* tests/unit/test_rt_winograd.c: runtime/kernels/winograd.c, float32 3x3
- * stride-1 convolution by Winograd F(4x4, 3x3), through tsaot::conv2d_act
- * and aten::conv2d.
+ * stride-1 convolution by Winograd F(4x4, 3x3) and F(2x2, 3x3), through
+ * tsaot::conv2d_act and aten::conv2d.
  *
  * Heights and widths that are not multiples of 4 (partial tiles), padding 0
- * and 1, bias, residual and clamps in the epilogue, two images, 1 and 2
- * threads, one pass over the tile rows and many (a pass of one tile row;
- * passes across an image boundary), and a convolution below the thresholds
+ * and 1, bias, residual and clamps in the epilogue, two images, 1, 2 and 3
+ * threads, the default chunks of tiles and many smaller ones (a few tiles,
+ * so that chunks cut tile rows and cross an image boundary; one tile per
+ * chunk), and a convolution below the thresholds
  * (the im2col path). The transformed weights of a prim::Constant weight are
  * made once and kept with its storage; a weight with no node behind it is
  * transformed per call and nothing is kept. Expected values are PyTorch
  * 1.13's, in tests/fixtures/composite/winograd.npy, made by
  *   /usr/bin/python3 tests/fixtures/make_winograd_cases.py
- * (inputs from hashed(), computed here alike). */
+ * (inputs from hashed(), computed here alike); F(2x2, 3x3)'s are the
+ * float64 im2col path's (test_f2). */
+#include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,7 +106,8 @@ static ts_rt_tensor *fresh(const ts_rt_tensor *w) {
 }
 
 /* One case: a constant weight (transformed once, kept), then one with no
- * node (per call, nothing kept), at 1 and 2 threads and three pass sizes. */
+ * node (per call, nothing kept), at 1, 2 and 3 threads (chunks a multiple
+ * of the threads) and three chunk sizes. */
 static void test_case(const ts_node *n, size_t i, const ts_rt_tensor *want) {
   int64_t N = cases[i].N, C = cases[i].C, O = cases[i].O, OH = want->sizes[2], OW = want->sizes[3];
   ts_rt_tensor *x = hashed(4, (int64_t[]){N, C, cases[i].H, cases[i].W}, 1, 1.0f);
@@ -115,8 +119,8 @@ static void test_case(const ts_node *n, size_t i, const ts_rt_tensor *want) {
   TS_CHECK(wino == (C >= 24)); /* the last case is below the thresholds */
   ts_rt_tensor *wc = fresh(w);
   const ts_rt_derived *kept = NULL;
-  static const int64_t passes[] = {0, 100000, 1}; /* the default; a few tile rows; one row */
-  for (int threads = 1; threads <= 2; threads++)
+  static const int64_t passes[] = {0, 100000, 1}; /* the default; a few tiles; one tile */
+  for (int threads = 1; threads <= 3; threads++)
     for (size_t k = 0; k < sizeof passes / sizeof *passes; k++) {
       ctx.nthreads = threads;
       ts_rt_wino_pass_bytes(passes[k]);
@@ -149,15 +153,89 @@ static void test_case(const ts_node *n, size_t i, const ts_rt_tensor *want) {
     if (all[k]) ts_rt_tensor_release(all[k]);
 }
 
-/* The weight transform against G g G^T by hand for a kernel of ones: entry
+/* The weight transforms against G g G^T by hand for a kernel of ones: entry
  * (i, j) is the product of G's row sums i and j. */
 static void test_weights(void) {
   float w[9], u[36];
   for (int k = 0; k < 9; k++) w[k] = 1.0f;
-  ts_rt_wino_weights(w, 1, 1, u);
-  static const double rs[6] = {0.25, -0.5, -1.0 / 6, 7.0 / 24, 1.0 / 8, 1.0}; /* G's row sums */
+  ts_rt_wino_weights(4, w, 1, 1, u);
+  static const double rs[6] = {0.25, -0.5, -1.0 / 6, 7.0 / 24, 1.0 / 8, 1.0}; /* F(4x4, 3x3)'s G's row sums */
   for (int i = 0; i < 6; i++)
     for (int j = 0; j < 6; j++) TS_CHECK(fabs(u[i * 6 + j] - rs[i] * rs[j]) <= 1e-7);
+  ts_rt_wino_weights(2, w, 1, 1, u);
+  static const double rs2[4] = {1.0, 1.5, 0.5, 1.0}; /* F(2x2, 3x3)'s */
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) TS_CHECK(fabs(u[i * 4 + j] - rs2[i] * rs2[j]) <= 1e-7);
+  TS_CHECK(ts_rt_wino_weights_len(3, 8, 8) == 0 && ts_rt_wino_weights_len(2, 8, 8) == 16 * 64);
+}
+
+/* A float32 tensor's float64 copy and back. */
+static ts_rt_tensor *as_dtype(const ts_rt_tensor *t, ts_dtype dt) {
+  return t ? ts_rt_tensor_to_dtype(&ctx, t, dt) : NULL;
+}
+
+/* F(2x2, 3x3), where 4x4 tiles are too few (14x14-like layers): against
+ * the im2col path of the same convolution in float64 (Winograd runs in
+ * float32 only), with bias, residual and clamps, partial tiles, padding 0
+ * and 1, two images, 1 to 3 threads, chunks that cut tile rows, a
+ * constant weight (transformed once, kept) and one transformed per call. */
+static void test_f2(const ts_node *n) {
+  static const struct {
+    int64_t N, C, H, W, O, p;
+    bool bias, res;
+    double lo, hi;
+  } f2[] = {{1, 64, 13, 15, 72, 1, true, true, 0.0, INFINITY}, {2, 64, 12, 11, 64, 0, false, true, -1.0, 1.0},
+            {1, 96, 14, 14, 64, 1, true, false, -INFINITY, INFINITY}};
+  for (size_t i = 0; i < sizeof f2 / sizeof *f2; i++) {
+    int64_t N = f2[i].N, C = f2[i].C, O = f2[i].O, OH = f2[i].H + 2 * f2[i].p - 2, OW = f2[i].W + 2 * f2[i].p - 2;
+    ts_rt_wino_geom g = {N, C, f2[i].H, f2[i].W, O, f2[i].p, f2[i].p, OH, OW};
+    TS_CHECK_INTEQ(ts_rt_wino_tile(&g), 2);
+    ts_rt_tensor *x = hashed(4, (int64_t[]){N, C, f2[i].H, f2[i].W}, 11, 1.0f);
+    ts_rt_tensor *w = hashed(4, (int64_t[]){O, C, 3, 3}, 12, 0.125f);
+    ts_rt_tensor *b = f2[i].bias ? hashed(1, (int64_t[]){O}, 13, 1.0f) : NULL;
+    ts_rt_tensor *r = f2[i].res ? hashed(4, (int64_t[]){N, O, OH, OW}, 14, 1.0f) : NULL;
+    /* the reference: float64 takes the im2col path */
+    ts_rt_tensor *xd = as_dtype(x, TS_DT_FLOAT64), *wd = as_dtype(w, TS_DT_FLOAT64);
+    ts_rt_tensor *bd = as_dtype(b, TS_DT_FLOAT64), *rd = as_dtype(r, TS_DT_FLOAT64);
+    ts_rt_kernel_fn fn = ts_rt_kernel_by_name("tsaot::conv2d_act");
+    ts_iv in[10] = {ts_iv_tensor(xd),
+                    ts_iv_tensor(wd),
+                    bd ? ts_iv_tensor(bd) : ts_iv_none(),
+                    ints2(1),
+                    ints2(f2[i].p),
+                    ints2(1),
+                    ts_iv_int(1),
+                    isinf(f2[i].lo) ? ts_iv_none() : ts_iv_double(f2[i].lo),
+                    isinf(f2[i].hi) ? ts_iv_none() : ts_iv_double(f2[i].hi),
+                    rd ? ts_iv_tensor(rd) : ts_iv_none()};
+    ts_iv out[1] = {ts_iv_none()};
+    ts_rt_call call = {.in = in, .nin = 10, .out = out, .nout = 1, .node = NULL};
+    ctx.nthreads = 1;
+    /* conv.c leaves OpenBLAS at the last run's thread count: the reference
+     * on this thread alone (OpenBLAS's own threads are invisible to TSan) */
+    openblas_set_num_threads(1);
+    ts_rt_tensor *want = fn && TS_CHECK(fn(&ctx, &call)) ? as_dtype((ts_rt_tensor *)out[0].u.o, TS_DT_FLOAT32) : NULL;
+    ts_iv_release(out[0]);
+    for (int k = 3; k < 6; k++) ts_iv_release(in[k]);
+    ts_rt_tensor *wc = fresh(w);
+    static const int64_t passes[] = {0, 60000, 1};
+    for (int threads = 1; want && threads <= 3; threads++)
+      for (size_t k = 0; k < sizeof passes / sizeof *passes; k++) {
+        ctx.nthreads = threads;
+        ts_rt_wino_pass_bytes(passes[k]);
+        run_act(n, x, wc, b, r, f2[i].p, f2[i].lo, f2[i].hi, want);
+        TS_CHECK(ts_rt_storage_derived(wc->storage) != NULL); /* kept */
+        ts_rt_tensor *wn = fresh(w);
+        run_act(NULL, x, wn, b, r, f2[i].p, f2[i].lo, f2[i].hi, want);
+        TS_CHECK(ts_rt_storage_derived(wn->storage) == NULL);
+        ts_rt_tensor_release(wn);
+      }
+    ts_rt_wino_pass_bytes(0);
+    ctx.nthreads = 1;
+    ts_rt_tensor *all[10] = {x, w, b, r, xd, wd, bd, rd, wc, want};
+    for (int k = 0; k < 10; k++)
+      if (all[k]) ts_rt_tensor_release(all[k]);
+  }
 }
 
 int main(void) {
@@ -181,6 +259,7 @@ int main(void) {
     }
     flat_close(&f);
   }
+  if (n) test_f2(n);
   if (gc) ts_graph_free(gc);
   ts_rt_ctx_free(&ctx);
   return ts_test_finish();
