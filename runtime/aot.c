@@ -1036,7 +1036,7 @@ int ts_rt_aot_set_device(ts_rt_aot_desc *desc, const void *image, const char *de
   if (nodes) {
     for (uint32_t k = 0; k < m->nnodes; k++)
       nodes[k] = (ts_node *)m->nodes[k].n;
-    g = ts_rt_gpu_open(image, (int)ordinal, m->graph, nodes, m->nnodes, &err);
+    g = ts_rt_gpu_open(image, (int)ordinal, nodes, m->nnodes, &err);
   } else
     ts_buf_printf(&err, "out of memory");
   if (g) {

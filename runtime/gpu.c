@@ -329,9 +329,8 @@ static uint8_t ts_gpu_node_how(const ts_node *n, uint8_t *writes) {
   return TS_GPU_NODE_DATA;
 }
 
-ts_rt_gpu *ts_rt_gpu_open(const ts_rt_cuda_image *im, int ordinal, ts_graph *graph, ts_node *const *nodes,
-                          uint32_t nnodes, ts_buf *err) {
-  (void)graph;
+ts_rt_gpu *ts_rt_gpu_open(const ts_rt_cuda_image *im, int ordinal, ts_node *const *nodes, uint32_t nnodes,
+                          ts_buf *err) {
   if (!ts_rt_cuda_image_check(im, err))
     return NULL;
   ts_rt_gpu *g = calloc(1, sizeof *g);

@@ -57,10 +57,11 @@ typedef struct ts_rt_gpu_stats {
 /* Opens device `ordinal`, loads the image and its kernels (binding the
  * emulated ones when the driver is a stand-in that takes them), and opens
  * cuBLAS if it can (without it, GEMMs run on the CPU). nodes[0, nnodes) are
- * the compiled graph's nodes by ts_rt_aot_number_nodes, g_graph the graph
- * (for which nodes write their inputs). NULL with the reason in err. */
-ts_rt_gpu *ts_rt_gpu_open(const ts_rt_cuda_image *im, int ordinal, ts_graph *graph, ts_node *const *nodes,
-                          uint32_t nnodes, ts_buf *err);
+ * the compiled graph's nodes by ts_rt_aot_number_nodes (kept; nnodes 0: the
+ * graph runs in the interpreter, nothing on the GPU). NULL with the reason
+ * in err. */
+ts_rt_gpu *ts_rt_gpu_open(const ts_rt_cuda_image *im, int ordinal, ts_node *const *nodes, uint32_t nnodes,
+                          ts_buf *err);
 /* Frees the device memory cache, cuBLAS and the driver. Storages that
  * still hold device copies must have been detached (ts_rt_gpu_detach). */
 void ts_rt_gpu_close(ts_rt_gpu *g);
