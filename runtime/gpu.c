@@ -549,16 +549,44 @@ static bool ts_gpu_gemm(ts_rt_gpu *g, ts_rt_ctx *c, bool ta, bool tb, int64_t M,
   return ok;
 }
 
-/* out = x @ w^T (+ bias), x [.., K] (rows M), w [N, K]; or with `wt` w is
- * [K, N] (out = x @ w). bias [N] or NULL; `bias_scale`/`alpha` as addmm's
- * beta and alpha. */
-static int ts_gpu_linear(ts_rt_gpu *g, ts_rt_ctx *c, const ts_rt_tensor *x, const ts_rt_tensor *w, bool wt,
+/* A float32 matrix whose rows or columns are contiguous: *colmajor says
+ * which (a transposed view of a contiguous matrix), *ld the distance
+ * between them. */
+static bool ts_gpu_mat(const ts_iv *v, bool *colmajor, int64_t *ld) {
+  if (v->tag != TS_IV_TENSOR || v->u.t->dtype != TS_DT_FLOAT32 || v->u.t->ndim != 2)
+    return false;
+  const ts_rt_tensor *t = v->u.t;
+  int64_t r = t->sizes[0], cn = t->sizes[1];
+  if ((t->strides[1] == 1 || cn == 1) && (t->strides[0] == cn || r == 1)) {
+    *colmajor = false;
+    *ld = cn > 1 ? cn : 1;
+    return true;
+  }
+  if ((t->strides[0] == 1 || r == 1) && (t->strides[1] == r || cn == 1)) {
+    *colmajor = true;
+    *ld = r > 1 ? r : 1;
+    return true;
+  }
+  return false;
+}
+
+/* out = x @ op(w) (+ bias), x [.., K] (rows M) contiguous; op(w) [K, N]
+ * is w^T when `wt` is false (linear's [N, K] weight), else w itself; w may
+ * be stored either way round (ts_gpu_mat: mm(x, w.t()) of a contiguous w
+ * is a plain GEMM on w's bytes). bias [N] or NULL; `bias_scale`/`alpha` as
+ * addmm's beta and alpha. */
+static int ts_gpu_linear(ts_rt_gpu *g, ts_rt_ctx *c, const ts_rt_tensor *x, const ts_iv *wv, bool wt,
                          const ts_rt_tensor *bias, double bias_scale, double alpha, ts_iv *out) {
-  if (x->ndim < 1 || w->ndim != 2)
+  bool colmajor;
+  int64_t ldw;
+  if (x->ndim < 1 || !ts_gpu_mat(wv, &colmajor, &ldw))
     return 0;
+  const ts_rt_tensor *w = wv->u.t;
   int64_t K = x->sizes[x->ndim - 1], N = wt ? w->sizes[1] : w->sizes[0];
   if ((wt ? w->sizes[0] : w->sizes[1]) != K)
     return 0;
+  /* op(w) read as stored: transposed for cuBLAS unless w holds [K, N] row by row */
+  bool tb = wt == colmajor;
   if (bias && !((bias->ndim == 1 && bias->sizes[0] == N) || (bias->ndim == 2 && bias->sizes[0] == 1 &&
                                                               bias->sizes[1] == N)))
     return 0;
@@ -584,7 +612,7 @@ static int ts_gpu_linear(ts_rt_gpu *g, ts_rt_ctx *c, const ts_rt_tensor *x, cons
     beta = 1.0f;
   }
   if (ok && M && N)
-    ok = ts_gpu_gemm(g, c, false, !wt, M, N, K, (float)alpha, px, K, 0, pw, wt ? N : K, 0, beta, po, N, 0, 1);
+    ok = ts_gpu_gemm(g, c, false, tb, M, N, K, (float)alpha, px, K, 0, pw, ldw, 0, beta, po, N, 0, 1);
   if (!ok) {
     ts_rt_tensor_release(o);
     return -1;
@@ -633,26 +661,26 @@ static int ts_gpu_gemm_node(ts_rt_gpu *g, ts_rt_ctx *c, const ts_node *n, ts_iv 
                             uint32_t nout) {
   if (!g->have_blas || nout != 1)
     return 0;
-  if (ts_node_is(n, TS_K_aten_linear) && (nin == 2 || nin == 3) && ts_gpu_f32c(&in[0]) && ts_gpu_f32c(&in[1]) &&
+  if (ts_node_is(n, TS_K_aten_linear) && (nin == 2 || nin == 3) && ts_gpu_f32c(&in[0]) &&
       (nin == 2 || in[2].tag == TS_IV_NONE || ts_gpu_f32c(&in[2])))
-    return ts_gpu_linear(g, c, in[0].u.t, in[1].u.t, false, nin == 3 && in[2].tag == TS_IV_TENSOR ? in[2].u.t : NULL,
+    return ts_gpu_linear(g, c, in[0].u.t, &in[1], false, nin == 3 && in[2].tag == TS_IV_TENSOR ? in[2].u.t : NULL,
                          1.0, 1.0, out);
   if ((ts_node_is(n, TS_K_aten_mm) || ts_node_is(n, TS_K_aten_matmul)) && nin == 2 && ts_gpu_f32c(&in[0]) &&
-      ts_gpu_f32c(&in[1])) {
+      in[1].tag == TS_IV_TENSOR) {
     const ts_rt_tensor *a = in[0].u.t, *b = in[1].u.t;
     if (b->ndim == 2 && (a->ndim == 2 || (ts_node_is(n, TS_K_aten_matmul) && a->ndim > 2)))
-      return ts_gpu_linear(g, c, a, b, true, NULL, 1.0, 1.0, out);
-    if (ts_node_is(n, TS_K_aten_matmul) && a->ndim == 3 && b->ndim == 3)
+      return ts_gpu_linear(g, c, a, &in[1], true, NULL, 1.0, 1.0, out);
+    if (ts_node_is(n, TS_K_aten_matmul) && a->ndim == 3 && b->ndim == 3 && ts_gpu_f32c(&in[1]))
       return ts_gpu_bmm(g, c, a, b, out);
     return 0;
   }
   if (ts_node_is(n, TS_K_aten_addmm) && nin == 5 && ts_gpu_f32c(&in[0]) && ts_gpu_f32c(&in[1]) &&
-      ts_gpu_f32c(&in[2]) && in[1].u.t->ndim == 2) {
+      in[1].u.t->ndim == 2) {
     bool ok = true;
     double beta = ts_gpu_num(&in[3], &ok), alpha = ts_gpu_num(&in[4], &ok);
     if (!ok)
       return 0;
-    return ts_gpu_linear(g, c, in[1].u.t, in[2].u.t, true, in[0].u.t, beta, alpha, out);
+    return ts_gpu_linear(g, c, in[1].u.t, &in[2], true, in[0].u.t, beta, alpha, out);
   }
   if (ts_node_is(n, TS_K_aten_bmm) && nin == 2 && ts_gpu_f32c(&in[0]) && ts_gpu_f32c(&in[1]))
     return ts_gpu_bmm(g, c, in[0].u.t, in[1].u.t, out);

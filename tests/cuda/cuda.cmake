@@ -67,7 +67,7 @@ set_tests_properties(fixtures.gpu_emulated PROPERTIES ENVIRONMENT "${TSAOT_GPU_E
 add_test(NAME cuda.gpu_run
          COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cuda/gpu_run.sh $<TARGET_FILE:tsaot> $<TARGET_FILE:tsaot-run>
                  ${TSAOT_PYTHON} ${CMAKE_SOURCE_DIR}/tests ${CMAKE_BINARY_DIR}/tests/cuda/gpu_run
-                 pointwise_libm:2:0 small_mlp:1:4 loops:10:0 fe_tensor_ops:4:0 lstm_cell:0:0 tiny_cnn:0:0)
+                 pointwise_libm:2:0 small_mlp:1:4 loops:10:0 fe_tensor_ops:4:0 lstm_cell:0:2 tiny_cnn:0:0)
 set_tests_properties(cuda.gpu_run PROPERTIES ENVIRONMENT "${TSAOT_GPU_ENV}" TIMEOUT 600)
 if(IS_DIRECTORY ${TSAOT_ZOO_DIR} AND EXISTS ${TSAOT_ZOO_DIR}/../tools/conformance)
   add_test(NAME conformance.zoo_gpu_emulated
