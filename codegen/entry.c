@@ -838,7 +838,10 @@ static bool ts_en_entry(ts_en *e) {
 typedef struct ts_en_wrap {
   const char *suffix, *target;
   int ret; /* 0 void, 1 i32, 2 i64, 3 ptr */
-  const char *params; /* p: ptr, i: i32 */
+  /* the target's arguments after the descriptor: p ptr, i i32, l i64 (the
+   * wrapper's own parameters), G the GPU image from NAME.cuda_image (not a
+   * parameter: nvptx.c's ts_cg_cuda_embed fills the slot; NULL without one) */
+  const char *params;
 } ts_en_wrap;
 
 static const ts_en_wrap ts_en_wraps[] = {
@@ -850,6 +853,7 @@ static const ts_en_wrap ts_en_wraps[] = {
     {"output_spec", "ts_rt_aot_output_spec", 1, "ip"},
     {"arena_size", "ts_rt_aot_arena_size", 2, ""},
     {"set_threads", "ts_rt_aot_set_threads", 0, "i"},
+    {"set_device", "ts_rt_aot_set_device", 1, "Gp"},
     {"device_stats", "ts_rt_aot_device_stats", 1, "p"},
     {"run", "ts_rt_aot_run", 1, "pipip"},
     {"run_static", "ts_rt_aot_run_static", 1, "pipipl"},
@@ -861,48 +865,40 @@ static const ts_en_wrap ts_en_wraps[] = {
 
 static void ts_en_wrappers(ts_en *e, LLVMValueRef desc) {
   ts_cg_module *m = e->m;
-  for (size_t w = 0; w < sizeof ts_en_wraps / sizeof ts_en_wraps[0]; w++) {
-    const ts_en_wrap *x = &ts_en_wraps[w];
-    LLVMTypeRef ps[8], tps[8];
-    uint32_t np = 0;
-    for (const char *c = x->params; *c; c++)
-      ps[np++] = *c == 'p' ? m->t_ptr : *c == 'i' ? m->t_i32 : m->t_i64;
-    LLVMTypeRef rt = x->ret == 0 ? m->t_void : x->ret == 1 ? m->t_i32 : x->ret == 2 ? m->t_i64 : m->t_ptr;
-    tps[0] = m->t_ptr;
-    for (uint32_t i = 0; i < np; i++)
-      tps[i + 1] = ps[i];
-    LLVMTypeRef fty = LLVMFunctionType(rt, ps, np, 0), tty = LLVMFunctionType(rt, tps, np + 1, 0);
-    char name[128];
-    snprintf(name, sizeof name, "%s_%s", e->o->name, x->suffix);
-    LLVMValueRef f = LLVMAddFunction(m->mod, name, fty);
-    LLVMValueRef t = ts_cg_module_extern(m, x->target, tty);
-    LLVMPositionBuilderAtEnd(e->b, LLVMAppendBasicBlockInContext(m->ctx, f, ""));
-    LLVMValueRef a[8];
-    a[0] = desc;
-    for (uint32_t i = 0; i < np; i++)
-      a[i + 1] = LLVMGetParam(f, i);
-    LLVMValueRef r = LLVMBuildCall2(e->b, tty, t, a, np + 1, "");
-    if (x->ret == 0)
-      LLVMBuildRetVoid(e->b);
-    else
-      LLVMBuildRet(e->b, r);
-  }
-  /* int NAME_set_device(const char *device): with the GPU image, which
-   * nvptx.c's ts_cg_cuda_embed puts in NAME.cuda_image (NULL: none) */
   char name[128];
   snprintf(name, sizeof name, "%s.cuda_image", e->o->name);
   LLVMValueRef img = LLVMAddGlobal(m->mod, m->t_ptr, name);
   LLVMSetInitializer(img, LLVMConstNull(m->t_ptr));
   LLVMSetGlobalConstant(img, 1);
   LLVMSetLinkage(img, LLVMPrivateLinkage);
-  LLVMTypeRef tps[3] = {m->t_ptr, m->t_ptr, m->t_ptr};
-  LLVMTypeRef fty = LLVMFunctionType(m->t_i32, tps, 1, 0), tty = LLVMFunctionType(m->t_i32, tps, 3, 0);
-  snprintf(name, sizeof name, "%s_set_device", e->o->name);
-  LLVMValueRef f = LLVMAddFunction(m->mod, name, fty);
-  LLVMValueRef t = ts_cg_module_extern(m, "ts_rt_aot_set_device", tty);
-  LLVMPositionBuilderAtEnd(e->b, LLVMAppendBasicBlockInContext(m->ctx, f, ""));
-  LLVMValueRef a[3] = {desc, LLVMBuildLoad2(e->b, m->t_ptr, img, ""), LLVMGetParam(f, 0)};
-  LLVMBuildRet(e->b, LLVMBuildCall2(e->b, tty, t, a, 3, ""));
+  for (size_t w = 0; w < sizeof ts_en_wraps / sizeof ts_en_wraps[0]; w++) {
+    const ts_en_wrap *x = &ts_en_wraps[w];
+    LLVMTypeRef ps[8], tps[8];
+    uint32_t np = 0, nt = 1;
+    tps[0] = m->t_ptr;
+    for (const char *c = x->params; *c; c++) {
+      LLVMTypeRef ty = *c == 'p' || *c == 'G' ? m->t_ptr : *c == 'i' ? m->t_i32 : m->t_i64;
+      tps[nt++] = ty;
+      if (*c != 'G')
+        ps[np++] = ty;
+    }
+    LLVMTypeRef rt = x->ret == 0 ? m->t_void : x->ret == 1 ? m->t_i32 : x->ret == 2 ? m->t_i64 : m->t_ptr;
+    LLVMTypeRef fty = LLVMFunctionType(rt, ps, np, 0), tty = LLVMFunctionType(rt, tps, nt, 0);
+    snprintf(name, sizeof name, "%s_%s", e->o->name, x->suffix);
+    LLVMValueRef f = LLVMAddFunction(m->mod, name, fty);
+    LLVMValueRef t = ts_cg_module_extern(m, x->target, tty);
+    LLVMPositionBuilderAtEnd(e->b, LLVMAppendBasicBlockInContext(m->ctx, f, ""));
+    LLVMValueRef a[8];
+    a[0] = desc;
+    uint32_t k = 0;
+    for (const char *c = x->params; *c; c++)
+      a[1 + (c - x->params)] = *c == 'G' ? LLVMBuildLoad2(e->b, m->t_ptr, img, "") : LLVMGetParam(f, k++);
+    LLVMValueRef r = LLVMBuildCall2(e->b, tty, t, a, nt, "");
+    if (x->ret == 0)
+      LLVMBuildRetVoid(e->b);
+    else
+      LLVMBuildRet(e->b, r);
+  }
 }
 
 /* ---------------------------------------------------------------- build */

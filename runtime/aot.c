@@ -1063,15 +1063,7 @@ int ts_rt_aot_device_stats(ts_rt_aot_desc *desc, void *tsaot_device_stats_out) {
   ts_rt_aot_model *m = ts_aot_model_of(desc);
   if (!m || !m->gpu)
     return TSAOT_OK;
-  ts_rt_gpu_stats st = ts_rt_gpu_get_stats(m->gpu);
-  o->device_type = kDLCUDA;
-  o->device_id = ts_rt_gpu_ordinal(m->gpu);
-  o->kernel_launches = st.launches;
-  o->gemms = st.gemms;
-  o->host_ops = st.host_ops;
-  o->bytes_to_device = st.h2d_bytes;
-  o->bytes_to_host = st.d2h_bytes;
-  o->description = ts_rt_gpu_describe(m->gpu);
+  ts_rt_gpu_get_stats(m->gpu, o);
   return TSAOT_OK;
 }
 
@@ -1735,8 +1727,8 @@ bool ts_rt_aot_call(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_iv *cons
     ok = an->fn(ctx, &call);
   } else
     ok = ts_rt_interp_node(st->m->ip, ctx, an->n, in, nin, out, nout);
-  if (gpu && !on_gpu)
-    ts_rt_gpu_node_end(gpu, k, in, nin);
+  /* a failed mark fails the node, but its outputs (right) are kept first */
+  bool marked = !gpu || on_gpu || !ok || ts_rt_gpu_node_end(gpu, ctx, k, in, nin);
   if (prof)
     ts_rt_profile_end(prof, outer, an->n, t0, false);
   ctx->plan_ptr = NULL;
@@ -1751,7 +1743,7 @@ bool ts_rt_aot_call(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_iv *cons
     ts_rt_free(in);
   if (out != sout)
     ts_rt_free(out);
-  return ok || ts_aot_fail_at(st, ctx, k);
+  return (ok && marked) || ts_aot_fail_at(st, ctx, k);
 }
 
 void ts_rt_aot_const(ts_rt_aot_state *st, uint32_t k, ts_iv *slot) {

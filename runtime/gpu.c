@@ -42,7 +42,7 @@ struct ts_rt_gpu {
   ts_gpu_block *cache;
   uint32_t ncache, cap_cache;
   size_t cached_bytes;
-  ts_rt_gpu_stats stats;
+  tsaot_device_stats stats; /* the counters; the rest filled when read */
   char desc[320];
 };
 
@@ -121,6 +121,22 @@ void ts_rt_devbuf_free(ts_rt_devbuf *b) {
   free(b);
 }
 
+/* Copies s's bytes to its device copy (up) or back, counted. */
+static bool ts_gpu_move(ts_rt_gpu *g, ts_rt_ctx *c, ts_rt_storage *s, bool up) {
+  ts_rt_devbuf *b = s->dev;
+  if (!b->bytes)
+    return true;
+  ts_buf err = {0};
+  bool ok = up ? ts_rt_cuda_to_device(&g->cu, b->ptr, s->data, b->bytes, &err)
+               : ts_rt_cuda_to_host(&g->cu, s->data, b->ptr, b->bytes, &err);
+  if (!ok)
+    ts_rt_fail(c, "copying %zu bytes %s the GPU: %s", b->bytes, up ? "to" : "from", err.data ? err.data : "failed");
+  ts_buf_free(&err);
+  if (ok)
+    *(up ? &g->stats.bytes_to_device : &g->stats.bytes_to_host) += b->bytes;
+  return ok;
+}
+
 /* s's device copy, made if missing (stale: the host's bytes are the ones
  * to keep); uploaded when stale unless `overwrite` (the caller writes all
  * of it). */
@@ -141,16 +157,8 @@ static ts_rt_devbuf *ts_gpu_dev(ts_rt_gpu *g, ts_rt_ctx *c, ts_rt_storage *s, bo
     b->dev_stale = true;
     s->dev = b;
   }
-  if (b->dev_stale && !overwrite && b->bytes) {
-    ts_buf err = {0};
-    bool ok = ts_rt_cuda_to_device(&g->cu, b->ptr, s->data, b->bytes, &err);
-    if (!ok)
-      ts_rt_fail(c, "copying %zu bytes to the GPU: %s", b->bytes, err.data ? err.data : "failed");
-    ts_buf_free(&err);
-    if (!ok)
-      return NULL;
-    g->stats.h2d_bytes += b->bytes;
-  }
+  if (b->dev_stale && !overwrite && !ts_gpu_move(g, c, s, true))
+    return NULL;
   b->dev_stale = false;
   return b;
 }
@@ -159,49 +167,10 @@ static bool ts_gpu_host(ts_rt_gpu *g, ts_rt_ctx *c, ts_rt_storage *s) {
   ts_rt_devbuf *b = s->dev;
   if (!b || !b->host_stale)
     return true;
-  if (b->bytes) {
-    ts_buf err = {0};
-    bool ok = ts_rt_cuda_to_host(&g->cu, s->data, b->ptr, b->bytes, &err);
-    if (!ok)
-      ts_rt_fail(c, "copying %zu bytes from the GPU: %s", b->bytes, err.data ? err.data : "failed");
-    ts_buf_free(&err);
-    if (!ok)
-      return false;
-    g->stats.d2h_bytes += b->bytes;
-  }
+  if (!ts_gpu_move(g, c, s, false))
+    return false;
   b->host_stale = false;
   return true;
-}
-
-/* Calls fn on every tensor storage in v. */
-static bool ts_gpu_walk(const ts_iv *v, bool (*fn)(void *, ts_rt_storage *), void *arg, int depth) {
-  if (depth > 64)
-    return true; /* containers nest no deeper in a graph's values */
-  switch (v->tag) {
-  case TS_IV_TENSOR: return fn(arg, v->u.t->storage);
-  case TS_IV_LIST:
-    for (uint32_t i = 0; i < v->u.l->n; i++)
-      if (!ts_gpu_walk(&v->u.l->items[i], fn, arg, depth + 1))
-        return false;
-    return true;
-  case TS_IV_TUPLE:
-    for (uint32_t i = 0; i < v->u.tup->n; i++)
-      if (!ts_gpu_walk(&v->u.tup->items[i], fn, arg, depth + 1))
-        return false;
-    return true;
-  case TS_IV_DICT:
-    for (uint32_t i = 0; i < v->u.dict->n; i++)
-      if (!ts_gpu_walk(&v->u.dict->keys[i], fn, arg, depth + 1) ||
-          !ts_gpu_walk(&v->u.dict->values[i], fn, arg, depth + 1))
-        return false;
-    return true;
-  case TS_IV_OBJECT:
-    for (uint32_t i = 0; i < v->u.obj->n; i++)
-      if (!ts_gpu_walk(&v->u.obj->attrs[i], fn, arg, depth + 1))
-        return false;
-    return true;
-  default: return true;
-  }
 }
 
 typedef struct ts_gpu_walker {
@@ -209,13 +178,45 @@ typedef struct ts_gpu_walker {
   ts_rt_ctx *c;
 } ts_gpu_walker;
 
-static bool ts_gpu_host_fn(void *arg, ts_rt_storage *s) {
-  ts_gpu_walker *w = arg;
-  return ts_gpu_host(w->g, w->c, s);
+/* The deepest container nesting a walk enters (the C stack bounds it); a
+ * deeper value is an error, never a tensor left behind. */
+#define TS_GPU_WALK_DEPTH 64
+
+/* Calls fn on every tensor storage in v: containers' elements, dicts' keys
+ * and values, objects' attributes. */
+static bool ts_gpu_walk(ts_gpu_walker *w, const ts_iv *v, bool (*fn)(ts_gpu_walker *, ts_rt_storage *), int depth) {
+  if (depth > TS_GPU_WALK_DEPTH && (v->tag == TS_IV_TENSOR || ts_iv_is_ref(*v)))
+    return ts_rt_fail(w->c, "a value nested over %d containers deep cannot move between the GPU and the host",
+                      TS_GPU_WALK_DEPTH);
+  switch (v->tag) {
+  case TS_IV_TENSOR: return fn(w, v->u.t->storage);
+  case TS_IV_LIST:
+    for (uint32_t i = 0; i < v->u.l->n; i++)
+      if (!ts_gpu_walk(w, &v->u.l->items[i], fn, depth + 1))
+        return false;
+    return true;
+  case TS_IV_TUPLE:
+    for (uint32_t i = 0; i < v->u.tup->n; i++)
+      if (!ts_gpu_walk(w, &v->u.tup->items[i], fn, depth + 1))
+        return false;
+    return true;
+  case TS_IV_DICT:
+    for (uint32_t i = 0; i < v->u.dict->n; i++)
+      if (!ts_gpu_walk(w, &v->u.dict->keys[i], fn, depth + 1) || !ts_gpu_walk(w, &v->u.dict->values[i], fn, depth + 1))
+        return false;
+    return true;
+  case TS_IV_OBJECT:
+    for (uint32_t i = 0; i < v->u.obj->n; i++)
+      if (!ts_gpu_walk(w, &v->u.obj->attrs[i], fn, depth + 1))
+        return false;
+    return true;
+  default: return true;
+  }
 }
 
-static bool ts_gpu_detach_fn(void *arg, ts_rt_storage *s) {
-  ts_gpu_walker *w = arg;
+static bool ts_gpu_host_fn(ts_gpu_walker *w, ts_rt_storage *s) { return ts_gpu_host(w->g, w->c, s); }
+
+static bool ts_gpu_detach_fn(ts_gpu_walker *w, ts_rt_storage *s) {
   if (!ts_gpu_host(w->g, w->c, s))
     return false;
   ts_rt_devbuf *b = s->dev;
@@ -224,8 +225,8 @@ static bool ts_gpu_detach_fn(void *arg, ts_rt_storage *s) {
   return true;
 }
 
-static bool ts_gpu_wrote_fn(void *arg, ts_rt_storage *s) {
-  (void)arg;
+static bool ts_gpu_wrote_fn(ts_gpu_walker *w, ts_rt_storage *s) {
+  (void)w;
   if (s->dev)
     s->dev->dev_stale = true;
   return true;
@@ -233,12 +234,12 @@ static bool ts_gpu_wrote_fn(void *arg, ts_rt_storage *s) {
 
 bool ts_rt_gpu_iv_to_host(ts_rt_gpu *g, ts_rt_ctx *c, const ts_iv *v) {
   ts_gpu_walker w = {g, c};
-  return ts_gpu_walk(v, ts_gpu_host_fn, &w, 0);
+  return ts_gpu_walk(&w, v, ts_gpu_host_fn, 0);
 }
 
 bool ts_rt_gpu_detach(ts_rt_gpu *g, ts_rt_ctx *c, const ts_iv *v) {
   ts_gpu_walker w = {g, c};
-  return ts_gpu_walk(v, ts_gpu_detach_fn, &w, 0);
+  return ts_gpu_walk(&w, v, ts_gpu_detach_fn, 0);
 }
 
 /* A tensor's address on the device (its device copy current). */
@@ -415,9 +416,12 @@ bool ts_rt_gpu_lock(ts_rt_gpu *g, ts_buf *err) {
   return false;
 }
 void ts_rt_gpu_unlock(ts_rt_gpu *g) { pthread_mutex_unlock(&g->run_mu); }
-const char *ts_rt_gpu_describe(const ts_rt_gpu *g) { return g->desc; }
-ts_rt_gpu_stats ts_rt_gpu_get_stats(const ts_rt_gpu *g) { return g->stats; }
-int ts_rt_gpu_ordinal(const ts_rt_gpu *g) { return g->ordinal; }
+void ts_rt_gpu_get_stats(const ts_rt_gpu *g, tsaot_device_stats *out) {
+  *out = g->stats;
+  out->device_type = kDLCUDA;
+  out->device_id = g->ordinal;
+  out->description = g->desc;
+}
 
 /* ------------------------------------------------------------- fusion */
 
@@ -496,7 +500,7 @@ int ts_rt_gpu_fusion(ts_rt_gpu *g, ts_rt_ctx *c, uint32_t k, ts_iv *const *ops, 
     return -1;
   for (uint32_t j = 0; j < nout; j++)
     ts_gpu_wrote_dev(ops[nin + j]->u.t);
-  g->stats.launches++;
+  g->stats.kernel_launches++;
   return 1;
 }
 
@@ -699,20 +703,20 @@ int ts_rt_gpu_node_begin(ts_rt_gpu *g, ts_rt_ctx *c, uint32_t k, const ts_node *
     if (r)
       return r;
   }
-  bool moved = false;
-  for (uint32_t i = 0; i < nin; i++) {
-    uint64_t before = g->stats.d2h_bytes;
+  uint64_t before = g->stats.bytes_to_host;
+  for (uint32_t i = 0; i < nin; i++)
     if (!ts_rt_gpu_iv_to_host(g, c, &in[i]))
       return -1;
-    moved = moved || g->stats.d2h_bytes != before;
-  }
-  g->stats.host_ops += moved;
+  g->stats.host_ops += g->stats.bytes_to_host != before;
   return 0;
 }
 
-void ts_rt_gpu_node_end(ts_rt_gpu *g, uint32_t k, ts_iv *in, uint32_t nin) {
+bool ts_rt_gpu_node_end(ts_rt_gpu *g, ts_rt_ctx *c, uint32_t k, ts_iv *in, uint32_t nin) {
   if (k >= g->nnodes || !g->writes[k])
-    return;
+    return true;
+  ts_gpu_walker w = {g, c};
   for (uint32_t i = 0; i < nin; i++)
-    ts_gpu_walk(&in[i], ts_gpu_wrote_fn, NULL, 0);
+    if (!ts_gpu_walk(&w, &in[i], ts_gpu_wrote_fn, 0))
+      return false;
+  return true;
 }

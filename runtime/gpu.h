@@ -29,6 +29,7 @@
 
 #include "cuda.h"
 #include "runtime.h"
+#include "tsaot.h"
 
 #include <dlpack/dlpack.h>
 
@@ -45,15 +46,6 @@ typedef struct ts_rt_devbuf {
   ts_rt_gpu *g;
 } ts_rt_devbuf;
 
-/* What the GPU path did since set_device (include/tsaot.h's
- * tsaot_device_stats has the same fields). */
-typedef struct ts_rt_gpu_stats {
-  uint64_t launches;  /* fused kernels */
-  uint64_t gemms;     /* cuBLAS calls */
-  uint64_t host_ops;  /* ops that ran on the CPU with data from the device */
-  uint64_t h2d_bytes, d2h_bytes;
-} ts_rt_gpu_stats;
-
 /* Opens device `ordinal`, loads the image and its kernels (binding the
  * emulated ones when the driver is a stand-in that takes them), and opens
  * cuBLAS if it can (without it, GEMMs run on the CPU). nodes[0, nnodes) are
@@ -69,10 +61,9 @@ void ts_rt_gpu_close(ts_rt_gpu *g);
  * (not locked) with the reason in err. */
 bool ts_rt_gpu_lock(ts_rt_gpu *g, ts_buf *err);
 void ts_rt_gpu_unlock(ts_rt_gpu *g);
-/* "cuda:0 (NAME), N kernels, cuBLAS: yes|no (why)" */
-const char *ts_rt_gpu_describe(const ts_rt_gpu *g);
-ts_rt_gpu_stats ts_rt_gpu_get_stats(const ts_rt_gpu *g);
-int ts_rt_gpu_ordinal(const ts_rt_gpu *g);
+/* What the GPU path did since it opened, with its device and description
+ * (valid while g is open), into include/tsaot.h's struct. */
+void ts_rt_gpu_get_stats(const ts_rt_gpu *g, tsaot_device_stats *out);
 
 /* A tensor over a caller's kDLCUDA memory (used in place, not freed), with
  * a host copy allocated and stale. dl was checked as a CPU tensor would be
@@ -80,7 +71,8 @@ int ts_rt_gpu_ordinal(const ts_rt_gpu *g);
 ts_rt_tensor *ts_rt_gpu_tensor_from_dl(ts_rt_gpu *g, ts_rt_ctx *c, const DLTensor *dl, ts_dtype dt);
 
 /* Makes the host copy of every tensor in v (lists, tuples, dicts, objects
- * entered) current. */
+ * entered) current. False with the error in c (a failed copy, a value
+ * nested too deep to walk). */
 bool ts_rt_gpu_iv_to_host(ts_rt_gpu *g, ts_rt_ctx *c, const ts_iv *v);
 /* ts_rt_gpu_iv_to_host, then drops the device copies (the storages outlive
  * the run: results handed to the caller, constants at close). */
@@ -99,7 +91,8 @@ int ts_rt_gpu_fusion(ts_rt_gpu *g, ts_rt_ctx *c, uint32_t k, ts_iv *const *ops, 
 int ts_rt_gpu_node_begin(ts_rt_gpu *g, ts_rt_ctx *c, uint32_t k, const ts_node *n, ts_iv *in, uint32_t nin,
                          ts_iv *out, uint32_t nout);
 /* After node k's CPU kernel: the device copies of inputs it may have
- * written are stale. */
-void ts_rt_gpu_node_end(ts_rt_gpu *g, uint32_t k, ts_iv *in, uint32_t nin);
+ * written are stale. False (the error in c) only for a value nested too
+ * deep to walk. */
+bool ts_rt_gpu_node_end(ts_rt_gpu *g, ts_rt_ctx *c, uint32_t k, ts_iv *in, uint32_t nin);
 
 #endif

@@ -49,7 +49,19 @@ static inline bool ts_test_inteq(long long a, long long b, const char *file, int
   return false;
 }
 
+/* `text` (an error message) contains `want`; prints the text when not */
+static inline bool ts_test_has(const char *text, const char *want, const char *file, int line, const char *et) {
+  if (text && strstr(text, want)) {
+    ts_test_passed++;
+    return true;
+  }
+  ts_test_failed++;
+  fprintf(stderr, "%s:%d: check failed: \"%s\" in %s\n  %s: %s\n", file, line, want, et, et, text ? text : "NULL");
+  return false;
+}
+
 #define TS_CHECK(cond) ts_test_check((cond) ? true : false, __FILE__, __LINE__, #cond)
+#define TS_CHECK_HAS(text, want) ts_test_has((text), (want), __FILE__, __LINE__, #text)
 /* NULL equals only NULL */
 #define TS_CHECK_STREQ(a, b) ts_test_streq((a), (b), __FILE__, __LINE__, #a, #b)
 #define TS_CHECK_INTEQ(a, b) ts_test_inteq((long long)(a), (long long)(b), __FILE__, __LINE__, #a, #b)

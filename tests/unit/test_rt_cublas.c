@@ -39,13 +39,6 @@
 #define TSAOT_FAKE_LIBCUBLAS_NONAMES ""
 #endif
 
-static bool has(const ts_buf *b, const char *s) {
-  bool ok = b->data && strstr(b->data, s);
-  if (!ok)
-    fprintf(stderr, "  expected \"%s\" in: %s\n", s, b->data ? b->data : "(nothing)");
-  return ok;
-}
-
 /* The driver and cuBLAS under test; `calls` is the stand-in's counter
  * (NULL for the real cuBLAS). */
 typedef struct env {
@@ -265,25 +258,25 @@ static void check_gemms(env *e) {
   /* over cuBLAS's int, or negative: refused before cuBLAS is called */
   const int64_t big = (int64_t)INT_MAX + 1;
   TS_CHECK(!ts_rt_cublas_gemm(&e->b, false, false, big, 1, 1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 1, &err));
-  TS_CHECK(has(&err, "cuBLAS GEMM: M = 2147483648 is over cuBLAS's limit of 2147483647"));
+  TS_CHECK_HAS(err.data, "cuBLAS GEMM: M = 2147483648 is over cuBLAS's limit of 2147483647");
   ts_buf_free(&err);
   TS_CHECK(!ts_rt_cublas_gemm(&e->b, false, false, 1, big, 1, 1, 0, 1, 0, 0, big, 0, 0, 0, big, 0, 1, &err));
-  TS_CHECK(has(&err, "N = 2147483648 is over"));
+  TS_CHECK_HAS(err.data, "N = 2147483648 is over");
   ts_buf_free(&err);
   TS_CHECK(!ts_rt_cublas_gemm(&e->b, false, false, 1, 1, big, 1, 0, big, 0, 0, 1, 0, 0, 0, 1, 0, 1, &err));
-  TS_CHECK(has(&err, "K = 2147483648 is over"));
+  TS_CHECK_HAS(err.data, "K = 2147483648 is over");
   ts_buf_free(&err);
   TS_CHECK(!ts_rt_cublas_gemm(&e->b, false, false, 1, 1, 1, 1, 0, 1, 0, 0, 1, 0, 0, 0, (int64_t)1 << 40, 0, 1, &err));
-  TS_CHECK(has(&err, "ldc = 1099511627776 is over"));
+  TS_CHECK_HAS(err.data, "ldc = 1099511627776 is over");
   ts_buf_free(&err);
   TS_CHECK(!ts_rt_cublas_gemm(&e->b, false, false, 1, 1, 1, 1, 0, 1, 1, 0, 1, 1, 0, 0, 1, 1, big, &err));
-  TS_CHECK(has(&err, "batch = 2147483648 is over"));
+  TS_CHECK_HAS(err.data, "batch = 2147483648 is over");
   ts_buf_free(&err);
   TS_CHECK(!ts_rt_cublas_gemm(&e->b, false, false, 1, 1, -2, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 1, &err));
-  TS_CHECK(has(&err, "cuBLAS GEMM: K = -2 is negative"));
+  TS_CHECK_HAS(err.data, "cuBLAS GEMM: K = -2 is negative");
   ts_buf_free(&err);
   TS_CHECK(!ts_rt_cublas_gemm(&e->b, false, false, 1, 1, 1, 1, 0, 1, -1, 0, 1, 1, 0, 0, 1, 1, 2, &err));
-  TS_CHECK(has(&err, "cuBLAS GEMM: negative batch stride (-1, 1, 1)"));
+  TS_CHECK_HAS(err.data, "cuBLAS GEMM: negative batch stride (-1, 1, 1)");
   ts_buf_free(&err);
   TS_CHECK_INTEQ(env_calls(e), before);
 
@@ -291,10 +284,10 @@ static void check_gemms(env *e) {
   ts_cu_deviceptr d = 0;
   if (TS_CHECK(ts_rt_cuda_alloc(&e->c, 64 * sizeof(float), &d, &err))) {
     TS_CHECK(!ts_rt_cublas_gemm(&e->b, false, false, 3, 4, 5, 1, d, 4, 0, d, 4, 0, 0, d, 4, 0, 1, &err));
-    TS_CHECK(has(&err, "cublasSgemm_v2: CUBLAS_STATUS_INVALID_VALUE"));
+    TS_CHECK_HAS(err.data, "cublasSgemm_v2: CUBLAS_STATUS_INVALID_VALUE");
     ts_buf_free(&err);
     TS_CHECK(!ts_rt_cublas_gemm(&e->b, false, true, 3, 4, 5, 1, d, 5, 0, d, 4, 0, 0, d, 4, 0, 2, &err));
-    TS_CHECK(has(&err, "cublasSgemmStridedBatched: CUBLAS_STATUS_INVALID_VALUE"));
+    TS_CHECK_HAS(err.data, "cublasSgemmStridedBatched: CUBLAS_STATUS_INVALID_VALUE");
     ts_buf_free(&err);
     TS_CHECK(ts_rt_cuda_free(&e->c, d, &err));
   }
@@ -306,14 +299,14 @@ static void test_no_cublas(void) {
   ts_buf err = {0};
   setenv("TSAOT_LIBCUBLAS", "/nonexistent/libcublas.so.12", 1);
   TS_CHECK(!ts_rt_cublas_open(&b, NULL, &err));
-  TS_CHECK(has(&err, "cuBLAS /nonexistent/libcublas.so.12 not found: dlopen: "));
+  TS_CHECK_HAS(err.data, "cuBLAS /nonexistent/libcublas.so.12 not found: dlopen: ");
   TS_CHECK(b.lib == NULL && b.api == NULL && b.handle == NULL);
   ts_rt_cublas_close(&b); /* closing what failed to open is harmless */
   ts_buf_free(&err);
 
   setenv("TSAOT_LIBCUBLAS", "libm.so.6", 1);
   TS_CHECK(!ts_rt_cublas_open(&b, NULL, &err));
-  TS_CHECK(has(&err, "cuBLAS libm.so.6 lacks cublasCreate_v2"));
+  TS_CHECK_HAS(err.data, "cuBLAS libm.so.6 lacks cublasCreate_v2");
   ts_buf_free(&err);
 
   /* the default names: a host without cuBLAS is told which were tried; one
@@ -325,7 +318,7 @@ static void test_no_cublas(void) {
   else if (err.data && strncmp(err.data, "cublasCreate_v2: ", 17) == 0)
     printf("note: this host has a cuBLAS but no usable GPU: %s\n", err.data);
   else
-    TS_CHECK(has(&err, "cuBLAS (libcublas.so.13, libcublas.so.12, libcublas.so) not found: dlopen: "));
+    TS_CHECK_HAS(err.data, "cuBLAS (libcublas.so.13, libcublas.so.12, libcublas.so) not found: dlopen: ");
   TS_CHECK(b.lib == NULL || b.handle != NULL);
   ts_rt_cublas_close(&b);
   ts_buf_free(&err);
@@ -334,7 +327,7 @@ static void test_no_cublas(void) {
   ts_rt_cublas z;
   memset(&z, 0, sizeof z);
   TS_CHECK(!ts_rt_cublas_gemm(&z, false, false, 1, 1, 1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 1, &err));
-  TS_CHECK(has(&err, "cuBLAS GEMM: cuBLAS is not open"));
+  TS_CHECK_HAS(err.data, "cuBLAS GEMM: cuBLAS is not open");
   ts_rt_cublas_close(&z);
   ts_buf_free(&err);
 }
@@ -353,7 +346,7 @@ static void test_fake(void) {
     TS_CHECK(ts_rt_cuda_open(&e.c, 0, &err));
     setenv("FAKE_CUBLAS_CREATE_FAIL", "1", 1);
     TS_CHECK(!ts_rt_cublas_open(&e.b, e.c.stream, &err));
-    TS_CHECK(has(&err, "cublasCreate_v2: CUBLAS_STATUS_NOT_INITIALIZED: the library was not initialized"));
+    TS_CHECK_HAS(err.data, "cublasCreate_v2: CUBLAS_STATUS_NOT_INITIALIZED: the library was not initialized");
     TS_CHECK(e.b.lib == NULL && e.b.handle == NULL);
     unsetenv("FAKE_CUBLAS_CREATE_FAIL");
     ts_rt_cuda_close(&e.c);
@@ -380,7 +373,7 @@ static void test_fake(void) {
     ts_cu_deviceptr d = 0;
     if (TS_CHECK(ts_rt_cuda_alloc(&e.c, 64 * sizeof(float), &d, &err))) {
       TS_CHECK(!ts_rt_cublas_gemm(&e.b, false, false, 3, 4, 5, 1, d, 4, 0, d, 4, 0, 0, d, 4, 0, 1, &err));
-      TS_CHECK(has(&err, "cublasSgemm_v2: cuBLAS status 7"));
+      TS_CHECK_HAS(err.data, "cublasSgemm_v2: cuBLAS status 7");
       ts_buf_free(&err);
       TS_CHECK(ts_rt_cuda_free(&e.c, d, &err));
     }

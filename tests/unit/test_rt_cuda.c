@@ -21,27 +21,20 @@
 #define TSAOT_FAKE_LIBCUDA ""
 #endif
 
-static bool has(const ts_buf *b, const char *s) {
-  bool ok = b->data && strstr(b->data, s);
-  if (!ok)
-    fprintf(stderr, "  expected \"%s\" in: %s\n", s, b->data ? b->data : "(nothing)");
-  return ok;
-}
-
 static void test_no_driver(void) {
   ts_rt_cuda c;
   ts_buf err = {0};
   setenv("TSAOT_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
   TS_CHECK(!ts_rt_cuda_open(&c, 0, &err));
-  TS_CHECK(has(&err, "CUDA driver /nonexistent/libcuda.so.1 not found (dlopen: "));
-  TS_CHECK(has(&err, "): this host has no NVIDIA driver"));
+  TS_CHECK_HAS(err.data, "CUDA driver /nonexistent/libcuda.so.1 not found (dlopen: ");
+  TS_CHECK_HAS(err.data, "): this host has no NVIDIA driver");
   TS_CHECK(c.lib == NULL && c.api == NULL);
   ts_rt_cuda_close(&c); /* closing what failed to open is harmless */
   ts_buf_free(&err);
 
   setenv("TSAOT_LIBCUDA", "libm.so.6", 1);
   TS_CHECK(!ts_rt_cuda_open(&c, 0, &err));
-  TS_CHECK(has(&err, "CUDA driver libm.so.6 lacks cuInit"));
+  TS_CHECK_HAS(err.data, "CUDA driver libm.so.6 lacks cuInit");
   ts_buf_free(&err);
 }
 
@@ -58,11 +51,11 @@ static void test_fake_driver(void) {
   setenv("TSAOT_LIBCUDA", TSAOT_FAKE_LIBCUDA, 1);
   setenv("FAKE_CUDA_NO_DEVICE", "1", 1);
   TS_CHECK(!ts_rt_cuda_open(&c, 0, &err));
-  TS_CHECK(has(&err, "cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"));
+  TS_CHECK_HAS(err.data, "cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected");
   ts_buf_free(&err);
   unsetenv("FAKE_CUDA_NO_DEVICE");
   TS_CHECK(!ts_rt_cuda_open(&c, 3, &err));
-  TS_CHECK(has(&err, "CUDA device 3: CUDA_ERROR_INVALID_DEVICE: invalid device ordinal"));
+  TS_CHECK_HAS(err.data, "CUDA device 3: CUDA_ERROR_INVALID_DEVICE: invalid device ordinal");
   ts_buf_free(&err);
 
   if (!TS_CHECK(ts_rt_cuda_open(&c, 0, &err))) {
@@ -82,11 +75,11 @@ static void test_fake_driver(void) {
   /* modules and kernels */
   ts_cu_handle mod = NULL, fn = NULL;
   TS_CHECK(!ts_rt_cuda_module_load(&c, "not ptx", &mod, &err));
-  TS_CHECK(has(&err, "cuModuleLoadData: CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed"));
+  TS_CHECK_HAS(err.data, "cuModuleLoadData: CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed");
   ts_buf_free(&err);
   TS_CHECK(ts_rt_cuda_module_load(&c, ptx, &mod, &err));
   TS_CHECK(!ts_rt_cuda_function(&c, mod, "tsaot_fg7", &fn, &err));
-  TS_CHECK(has(&err, "cuModuleGetFunction(tsaot_fg7): CUDA_ERROR_NOT_FOUND: named symbol not found"));
+  TS_CHECK_HAS(err.data, "cuModuleGetFunction(tsaot_fg7): CUDA_ERROR_NOT_FOUND: named symbol not found");
   ts_buf_free(&err);
   if (TS_CHECK(ts_rt_cuda_function(&c, mod, "tsaot_fg0", &fn, &err))) {
     ts_rt_cuda_kernel k = {.name = "tsaot_fg0", .nelems = 5, .block = 128, .grid = 1, .nparams = 1};
@@ -103,7 +96,7 @@ static void test_fake_driver(void) {
     }
     k.block = 2048; /* more than a block holds */
     TS_CHECK(!ts_rt_cuda_launch(&c, fn, &k, args, &err));
-    TS_CHECK(has(&err, "bad geometry"));
+    TS_CHECK_HAS(err.data, "bad geometry");
     ts_buf_free(&err);
   }
   TS_CHECK(ts_rt_cuda_sync(&c, &err));
