@@ -70,6 +70,9 @@ bool ts_cg_module_optimize(ts_cg_module *m, ts_diag *d);
 bool ts_cg_module_run_passes(ts_cg_module *m, const char *pipeline, LLVMPassBuilderOptionsRef po, ts_diag *d);
 /* Declares (once) an external function of the runtime. */
 LLVMValueRef ts_cg_module_extern(ts_cg_module *m, const char *name, LLVMTypeRef fnty);
+/* A private constant global `name` with initializer `init`, aligned `align`
+ * (0: the type's own alignment). */
+LLVMValueRef ts_cg_module_const(ts_cg_module *m, const char *name, LLVMValueRef init, unsigned align);
 
 /* ------------------------------------------------------------------ math.c
  *

@@ -73,25 +73,15 @@ static bool ts_en_oom(ts_en *e) {
 static LLVMValueRef ts_en_i32(ts_en *e, uint64_t v) { return LLVMConstInt(e->m->t_i32, v, 0); }
 static LLVMValueRef ts_en_i64(ts_en *e, int64_t v) { return LLVMConstInt(e->m->t_i64, (unsigned long long)v, 1); }
 
-/* A private constant global with initializer `init`, aligned `align`. */
-static LLVMValueRef ts_en_global(ts_en *e, const char *name, LLVMValueRef init, unsigned align) {
-  LLVMValueRef gv = LLVMAddGlobal(e->m->mod, LLVMTypeOf(init), name);
-  LLVMSetInitializer(gv, init);
-  LLVMSetGlobalConstant(gv, 1);
-  LLVMSetLinkage(gv, LLVMPrivateLinkage);
-  if (align)
-    LLVMSetAlignment(gv, align);
-  return gv;
-}
 
 /* `nbytes` bytes of `data`. */
 static LLVMValueRef ts_en_global_bytes(ts_en *e, const char *name, const void *data, size_t nbytes, unsigned align) {
-  return ts_en_global(e, name, LLVMConstStringInContext(e->m->ctx, (const char *)data, (unsigned)nbytes, 1), align);
+  return ts_cg_module_const(e->m, name, LLVMConstStringInContext(e->m->ctx, (const char *)data, (unsigned)nbytes, 1), align);
 }
 
 /* A NUL-terminated string. */
 static LLVMValueRef ts_en_cstring(ts_en *e, const char *name, const char *s, size_t len) {
-  return ts_en_global(e, name, LLVMConstStringInContext(e->m->ctx, s, (unsigned)len, 0), 1);
+  return ts_cg_module_const(e->m, name, LLVMConstStringInContext(e->m->ctx, s, (unsigned)len, 0), 1);
 }
 
 /* An array of n integers of type `ty` (i32 or i64) from v64 or v32. */
@@ -104,7 +94,7 @@ static LLVMValueRef ts_en_global_ints(ts_en *e, const char *name, LLVMTypeRef ty
     el[i] = LLVMConstInt(ty, (unsigned long long)(v64 ? v64[i] : (int64_t)v32[i]), 1);
   LLVMValueRef init = LLVMConstArray(ty, el, n);
   free(el);
-  return ts_en_global(e, name, init, v64 ? 8 : 4);
+  return ts_cg_module_const(e->m, name, init, v64 ? 8 : 4);
 }
 
 static LLVMValueRef ts_en_global_i64s(ts_en *e, const char *name, const int64_t *v, uint32_t n) {
@@ -280,7 +270,7 @@ static LLVMValueRef ts_en_tconst_table(ts_en *e, const ts_en_weights *w) {
   LLVMValueRef init = LLVMConstArray(ty, rows, w->ntc);
   free(rows);
   snprintf(name, sizeof name, "%s.tconsts", e->o->name);
-  return ts_en_global(e, name, init, 0);
+  return ts_cg_module_const(e->m, name, init, 0);
 }
 
 /* ---------------------------------------------------------------- specs */
@@ -400,7 +390,7 @@ static LLVMValueRef ts_en_spec_table(ts_en *e, const ts_en_specs *s, const char 
   LLVMValueRef init = LLVMConstArray(ty, rows, s->n);
   free(rows);
   snprintf(name, sizeof name, "%s.%s", e->o->name, what);
-  return ts_en_global(e, name, init, 0);
+  return ts_cg_module_const(e->m, name, init, 0);
 }
 
 /* ------------------------------------------------------- the memory plan */
@@ -867,10 +857,7 @@ static void ts_en_wrappers(ts_en *e, LLVMValueRef desc) {
   ts_cg_module *m = e->m;
   char name[128];
   snprintf(name, sizeof name, "%s.cuda_image", e->o->name);
-  LLVMValueRef img = LLVMAddGlobal(m->mod, m->t_ptr, name);
-  LLVMSetInitializer(img, LLVMConstNull(m->t_ptr));
-  LLVMSetGlobalConstant(img, 1);
-  LLVMSetLinkage(img, LLVMPrivateLinkage);
+  LLVMValueRef img = ts_cg_module_const(m, name, LLVMConstNull(m->t_ptr), 0);
   for (size_t w = 0; w < sizeof ts_en_wraps / sizeof ts_en_wraps[0]; w++) {
     const ts_en_wrap *x = &ts_en_wraps[w];
     LLVMTypeRef ps[8], tps[8];

@@ -186,3 +186,13 @@ LLVMValueRef ts_cg_module_extern(ts_cg_module *m, const char *name, LLVMTypeRef 
   LLVMSetLinkage(f, LLVMExternalLinkage);
   return f;
 }
+
+LLVMValueRef ts_cg_module_const(ts_cg_module *m, const char *name, LLVMValueRef init, unsigned align) {
+  LLVMValueRef gv = LLVMAddGlobal(m->mod, LLVMTypeOf(init), name);
+  LLVMSetInitializer(gv, init);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetLinkage(gv, LLVMPrivateLinkage);
+  if (align)
+    LLVMSetAlignment(gv, align);
+  return gv;
+}

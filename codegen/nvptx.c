@@ -389,11 +389,7 @@ bool ts_cg_cuda_emulate(ts_cg_module *m, ts_graph *g, const char *name, const ts
 
 /* A private constant string (NUL-terminated); its address. */
 static LLVMValueRef nv_cstr(ts_cg_module *m, const char *gname, const char *s, size_t n) {
-  LLVMValueRef init = LLVMConstStringInContext(m->ctx, s, (unsigned)n, 0);
-  LLVMValueRef gv = LLVMAddGlobal(m->mod, LLVMTypeOf(init), gname);
-  LLVMSetInitializer(gv, init);
-  LLVMSetGlobalConstant(gv, 1);
-  LLVMSetLinkage(gv, LLVMPrivateLinkage);
+  LLVMValueRef gv = ts_cg_module_const(m, gname, LLVMConstStringInContext(m->ctx, s, (unsigned)n, 0), 0);
   LLVMSetUnnamedAddress(gv, LLVMGlobalUnnamedAddr);
   return gv;
 }
@@ -441,10 +437,7 @@ bool ts_cg_cuda_embed(ts_cg_module *m, const char *name, const char *arch, const
   LLVMValueRef tinit = LLVMConstArray(kty, rows, p->nk);
   free(rows);
   snprintf(gname, sizeof gname, "%s.cuda.kernels", name);
-  LLVMValueRef table = LLVMAddGlobal(m->mod, LLVMTypeOf(tinit), gname);
-  LLVMSetInitializer(table, tinit);
-  LLVMSetGlobalConstant(table, 1);
-  LLVMSetLinkage(table, LLVMPrivateLinkage);
+  LLVMValueRef table = ts_cg_module_const(m, gname, tinit, 0);
   snprintf(gname, sizeof gname, "%s.cuda.ptx", name);
   LLVMValueRef ptx = nv_cstr(m, gname, p->ptx.data, p->ptx.len + 1);
   snprintf(gname, sizeof gname, "%s.cuda.arch", name);
@@ -454,9 +447,7 @@ bool ts_cg_cuda_embed(ts_cg_module *m, const char *name, const char *arch, const
                          LLVMConstInt(m->t_i64, p->ptx.len, 0), table};
   LLVMValueRef init = LLVMConstStructInContext(m->ctx, imv, 6, 0);
   snprintf(gname, sizeof gname, "%s_cuda", name);
-  LLVMValueRef im = LLVMAddGlobal(m->mod, LLVMTypeOf(init), gname);
-  LLVMSetInitializer(im, init);
-  LLVMSetGlobalConstant(im, 1);
+  LLVMValueRef im = ts_cg_module_const(m, gname, init, 0);
   LLVMSetLinkage(im, LLVMExternalLinkage);
   /* what NAME_set_device hands the runtime (entry.c makes the slot; a
    * module without a model, in the unit tests, has none) */
