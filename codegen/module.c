@@ -65,13 +65,14 @@ bool ts_cg_module_init(ts_cg_module *m, const char *name, const ts_cg_target_opt
   }
   bool native = o && o->cpu && strcmp(o->cpu, "native") == 0;
   bool host_cpu = !o || !o->cpu || native;
-  bool host_features = !o || !o->features || (native && !*o->features);
+  /* a named CPU brings its own features: the host's would widen x86-64-v2 to AVX-512 */
+  bool host_features = host_cpu && (!o || !o->features || !*o->features);
   char *triple = o && o->triple ? NULL : LLVMGetDefaultTargetTriple();
   char *cpu = host_cpu ? LLVMGetHostCPUName() : NULL;
   char *features = host_features ? LLVMGetHostCPUFeatures() : NULL;
   const char *t = o && o->triple ? o->triple : triple;
   const char *c = host_cpu ? cpu : o->cpu;
-  const char *f = host_features ? features : o->features;
+  const char *f = host_features ? features : o->features ? o->features : "";
   bool ok = false;
 
   LLVMTargetRef target = NULL;
