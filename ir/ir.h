@@ -487,7 +487,18 @@ ts_graph *ts_graph_copy(const ts_graph *g);
  * "with prim::FusionGroup_0 = graph(...)" sections. */
 void ts_graph_print(ts_buf *b, const ts_graph *g);
 void ts_node_print(ts_buf *b, const ts_node *n, int level);
+/* "%name", or "%id" for a value without a debug name. */
 void ts_value_print_name(ts_buf *b, const ts_value *v);
+/* "%name": PyTorch prints debug names as they are, and so do we where every
+ * byte is ts_name_byte_bare; any other name prints quoted, "%\"a b\"" (a
+ * ModuleDict key may hold any character but '.'), so the text reads back. */
+void ts_name_print(ts_buf *b, const char *name, size_t n);
+/* Whether a byte may stand in a bare printed name: anything but white space,
+ * control bytes and the text format's  , ( ) : " \  ('-' and UTF-8 bytes
+ * included: PyTorch prints "%block1-0" and non-ASCII identifiers bare). */
+static inline bool ts_name_byte_bare(unsigned char c) {
+  return c > ' ' && c != 0x7f && c != ',' && c != '(' && c != ')' && c != ':' && c != '"' && c != '\\';
+}
 /* Writes an attribute value as it appears inside "[name=...]". */
 void ts_attr_print_value(ts_buf *b, const ts_attr *a);
 

@@ -2,7 +2,9 @@
  * writes and torch._C.parse_ir reads), plus what parse_ir refuses but
  * printed graphs contain: nodes with no outputs ("= aten::_set_item(...)"),
  * "# file:line:col" source comments, "{2}" scalar tensors and
- * "with prim::FusionGroup_0 = graph(...)" subgraph sections.
+ * "with prim::FusionGroup_0 = graph(...)" subgraph sections, and value names
+ * PyTorch prints as they are ("%block1-0.1", UTF-8; parse_ir reads only
+ * identifier characters and '.') or our printer quotes ("%\"a b\"").
  *
  * Layout is free: the grammar needs no newlines, so the reader skips all
  * white space; a "#" comment is only allowed after a node and ends at the
@@ -403,7 +405,12 @@ static bool ts_p_string(ts_parser *p, ts_arena *a, char **out, size_t *out_len) 
     return false;
   }
   p->pos++;
-  char *s = ts_arena_alloc(a, p->len - p->pos + 1);
+  /* the decoded string is never longer than its text: size it by the text,
+   * not by the rest of the input (one string each would make it quadratic) */
+  size_t end = p->pos;
+  while (end < p->len && p->src[end] != q && p->src[end] != '\n')
+    end += p->src[end] == '\\' && end + 1 < p->len ? 2 : 1;
+  char *s = ts_arena_alloc(a, end - p->pos + 1);
   if (!s) {
     ts_p_error(p, "out of memory");
     return false;
@@ -736,15 +743,31 @@ static bool ts_p_attrs(ts_parser *p, ts_node *n) {
 
 /* ----------------------------------------------------------------- graphs */
 
-/* name = "%" [A-Za-z0-9_.]+ */
-static bool ts_p_value_name(ts_parser *p, const char **s, size_t *n) {
+/* name = "%" (BARE+ | STRING), BARE a byte of ts_name_byte_bare: PyTorch
+ * prints debug names as they are ("%block1-0.1", "%self.s.0.weight", UTF-8),
+ * our printer quotes the rest ("%\"a b\""). A quoted name is copied into
+ * the graph's arena. */
+static bool ts_p_value_name(ts_parser *p, ts_graph *g, const char **s, size_t *n) {
   ts_p_skip_ws(p);
   if (ts_p_peek(p) != '%') {
     ts_p_error(p, "expected a value name ('%%name')");
     return false;
   }
   size_t at = ++p->pos;
-  while (p->pos < p->len && (ts_is_ident(p->src[p->pos]) || p->src[p->pos] == '.'))
+  if (ts_p_peek(p) == '"') {
+    char *q;
+    size_t qn;
+    if (!ts_p_string(p, &g->arena, &q, &qn))
+      return false;
+    if (!qn || memchr(q, 0, qn)) {
+      ts_p_error_at(p, at - 1, qn ? "a value name cannot hold a NUL byte" : "expected a value name after '%%'");
+      return false;
+    }
+    *s = q;
+    *n = qn;
+    return true;
+  }
+  while (p->pos < p->len && ts_name_byte_bare((unsigned char)p->src[p->pos]))
     p->pos++;
   if (p->pos == at) {
     ts_p_error(p, "expected a value name after '%%'");
@@ -755,11 +778,22 @@ static bool ts_p_value_name(ts_parser *p, const char **s, size_t *n) {
   return true;
 }
 
+/* Reports "<before>'%name'<after>" at byte `at`, the name written as the
+ * printer writes it (quoted names come from the arena, not the text). */
+static void ts_p_name_error(ts_parser *p, size_t at, const char *s, size_t n, const char *before, const char *after) {
+  ts_buf b = {0};
+  ts_name_print(&b, s, n);
+  ts_p_error_at(p, at, "%s'%s'%s", before, b.failed ? "%?" : b.data, after);
+  ts_buf_free(&b);
+}
+
 /* def = name ":" type: a new output of `owner` (a block's prim::Param) */
 static bool ts_p_def(ts_parser *p, ts_graph *g, ts_node *owner) {
   const char *s;
   size_t n;
-  if (!ts_p_value_name(p, &s, &n) || !ts_p_expect(p, ":"))
+  ts_p_skip_ws(p);
+  size_t at = p->pos;
+  if (!ts_p_value_name(p, g, &s, &n) || !ts_p_expect(p, ":"))
     return false;
   const ts_type *t = ts_p_type(p, &g->arena);
   if (!t)
@@ -770,7 +804,7 @@ static bool ts_p_def(ts_parser *p, ts_graph *g, ts_node *owner) {
     return false;
   }
   if (ts_graph_find_value(g, s, n)) {
-    ts_p_error_at(p, (size_t)(s - p->src) - 1, "value '%%%.*s' is defined twice", (int)n, s);
+    ts_p_name_error(p, at, s, n, "value ", " is defined twice");
     return false;
   }
   if (!ts_value_set_name_exact(v, s, n)) {
@@ -801,11 +835,13 @@ static bool ts_p_uses(ts_parser *p, ts_graph *g, ts_node *n) {
     first = false;
     const char *s;
     size_t sn;
-    if (!ts_p_value_name(p, &s, &sn))
+    ts_p_skip_ws(p);
+    size_t at = p->pos;
+    if (!ts_p_value_name(p, g, &s, &sn))
       return false;
     ts_value *v = ts_graph_find_value(g, s, sn);
     if (!v) {
-      ts_p_error_at(p, (size_t)(s - p->src) - 1, "use of undefined value '%%%.*s'", (int)sn, s);
+      ts_p_name_error(p, at, s, sn, "use of undefined value ", "");
       return false;
     }
     if (!ts_node_add_input(n, v)) {
@@ -908,7 +944,7 @@ static bool ts_p_node(ts_parser *p, ts_graph *g, ts_block *b) {
       }
       ts_p_skip_ws(p);
       name_at[nout] = p->pos;
-      if (!ts_p_value_name(p, &names[nout], &name_lens[nout]) || !ts_p_expect(p, ":") ||
+      if (!ts_p_value_name(p, g, &names[nout], &name_lens[nout]) || !ts_p_expect(p, ":") ||
           !(types[nout] = ts_p_type(p, &g->arena)))
         return false;
       nout++;
@@ -939,7 +975,7 @@ static bool ts_p_node(ts_parser *p, ts_graph *g, ts_block *b) {
       return false;
     }
     if (ts_graph_find_value(g, names[i], name_lens[i])) {
-      ts_p_error_at(p, name_at[i], "value '%%%.*s' is defined twice", (int)name_lens[i], names[i]);
+      ts_p_name_error(p, name_at[i], names[i], name_lens[i], "value ", " is defined twice");
       return false;
     }
     if (!ts_value_set_name_exact(v, names[i], name_lens[i])) {

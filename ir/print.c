@@ -1,4 +1,6 @@
-/* ir/print.c: graphs as text, the way PyTorch's Graph::print writes them. */
+/* ir/print.c: graphs as text, the way PyTorch's Graph::print writes them;
+ * only value names that PyTorch would print unreadably (white space, commas,
+ * parentheses, colons: a ModuleDict key can hold them) are quoted. */
 #include "ir.h"
 
 #include <stdlib.h>
@@ -29,9 +31,19 @@ static void ts_indent(ts_buf *b, int level) {
     ts_buf_puts(b, "  ");
 }
 
+void ts_name_print(ts_buf *b, const char *name, size_t n) {
+  ts_buf_putc(b, '%');
+  for (size_t i = 0; i < n; i++)
+    if (!ts_name_byte_bare((unsigned char)name[i])) {
+      ts_buf_put_quoted(b, name, n);
+      return;
+    }
+  ts_buf_putn(b, name, n);
+}
+
 void ts_value_print_name(ts_buf *b, const ts_value *v) {
   if (v->name)
-    ts_buf_printf(b, "%%%s", v->name);
+    ts_name_print(b, v->name, strlen(v->name));
   else
     ts_buf_printf(b, "%%%u", v->id);
 }
