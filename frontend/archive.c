@@ -35,6 +35,7 @@ struct ts_fe_archive {
   uint32_t n;
   ts_fe_limits lim;
   uint64_t total_read; /* bytes of all cached entries */
+  uint64_t version;    /* the serialization format version (checked at open) */
 };
 
 void ts_fe_limits_default(ts_fe_limits *l) {
@@ -254,7 +255,7 @@ static bool ts_fe_a_cd_offset(ts_fe_a_raw *r, uint64_t *cd) {
 }
 
 typedef struct ts_fe_a_span {
-  uint64_t begin, end; /* local header to the end of the data */
+  uint64_t begin, end; /* local header to the end of the data (and data descriptor) */
   uint32_t index;
 } ts_fe_a_span;
 
@@ -263,72 +264,230 @@ static int ts_fe_a_cmp_span(const void *a, const void *b) {
   return x->begin < y->begin ? -1 : x->begin > y->begin;
 }
 
-/* Reads central directory record `i` at *pos (moving *pos past it) and the
- * local header it points to: the entry's span in the file. */
-static bool ts_fe_a_span_of(ts_fe_a_raw *r, uint64_t *pos, ts_fe_a_span *s) {
-  uint8_t h[46], x[65535];
-  if (!ts_fe_a_raw_read(r, *pos, h, sizeof h) || ts_fe_a_u32(h) != 0x02014B50)
-    return false;
-  uint16_t nlen = ts_fe_a_u16(h + 28), xlen = ts_fe_a_u16(h + 30), clen = ts_fe_a_u16(h + 32);
-  uint64_t usize = ts_fe_a_u32(h + 24), csize = ts_fe_a_u32(h + 20), off = ts_fe_a_u32(h + 42);
-  if (!ts_fe_a_raw_read(r, *pos + 46 + nlen, x, xlen))
-    return false;
-  /* zip64: the 64-bit values stand in the 0x0001 extra field, in this order,
-   * for those whose 32-bit field is all ones */
+/* One entry as one of its headers describes it. */
+typedef struct ts_fe_a_hdr {
+  uint16_t flags, method, nlen, xlen;
+  uint32_t crc;
+  uint64_t csize, usize, off;
+  bool zip64; /* a zip64 extra field is there */
+} ts_fe_a_hdr;
+
+enum {
+  TS_FE_A_DESCRIPTOR = 1 << 3, /* general purpose flag: CRC and sizes follow the data */
+  TS_FE_A_STORED = 0,
+  TS_FE_A_DEFLATED = 8,
+  /* deflate makes at most 258 bytes from 2 bits (a length and a distance
+   * code of one bit each): no stream inflates to more than 1032 times its
+   * size */
+  TS_FE_A_DEFLATE_MAX_RATIO = 1032,
+};
+
+/* The zip64 extra field (id 0x0001) among the `xlen` bytes at `x`: its 64-bit
+ * values stand, in this order, for the fields of `h` that are all ones
+ * (usize, csize, and the offset in a central directory record). */
+static bool ts_fe_a_zip64(const uint8_t *x, uint32_t xlen, ts_fe_a_hdr *h, bool central) {
   for (uint32_t k = 0; k + 4 <= xlen;) {
     uint16_t id = ts_fe_a_u16(x + k), len = ts_fe_a_u16(x + k + 2);
     if (k + 4 + (uint32_t)len > xlen)
-      break;
+      return true; /* a torn field list: libzip refuses it if it matters */
     if (id == 0x0001) {
       const uint8_t *v = x + k + 4, *e = v + len;
-      uint64_t *fields[3] = {&usize, &csize, &off};
-      for (int f = 0; f < 3; f++)
+      uint64_t *fields[3] = {&h->usize, &h->csize, &h->off};
+      h->zip64 = true;
+      for (int f = 0; f < (central ? 3 : 2); f++)
         if (*fields[f] == 0xFFFFFFFFu) {
           if (e - v < 8)
             return false;
           *fields[f] = ts_fe_a_u64(v);
           v += 8;
         }
-      break;
+      return true;
     }
     k += 4 + len;
   }
-  *pos += 46 + (uint64_t)nlen + xlen + clen;
-  uint8_t l[30];
-  if (!ts_fe_a_raw_read(r, off, l, sizeof l) || ts_fe_a_u32(l) != 0x04034B50)
-    return false;
-  uint64_t data = off + 30 + ts_fe_a_u16(l + 26) + ts_fe_a_u16(l + 28);
-  if (csize > r->len || data > r->len - csize)
-    return false;
-  s->begin = off;
-  s->end = data + csize;
   return true;
 }
 
-/* No two entries may share bytes: a central directory record pointing into
- * another entry's data (the trick of overlapping zip bombs, where many
- * records inflate the same compressed bytes) or two headers whose data
- * ranges overlap. libzip checks each record against its local header, not
- * the records against each other. */
-static bool ts_fe_a_check_overlap(ts_fe_archive *a, ts_fe_a_raw *r, ts_diag *d) {
+/* Why an entry is refused, for the one-line message. */
+typedef struct ts_fe_a_why {
+  char text[256];
+} ts_fe_a_why;
+
+/* Compares one field of the central directory record with the local header
+ * or data descriptor (`where`). */
+static bool ts_fe_a_same(ts_fe_a_why *w, const char *what, uint64_t central, uint64_t local, const char *where) {
+  if (central == local)
+    return true;
+  snprintf(w->text, sizeof w->text, "its central directory record says %s %llu, its %s %llu", what,
+           (unsigned long long)central, where, (unsigned long long)local);
+  return false;
+}
+
+/* The CRC and sizes in the data descriptor at `at` (after the data; its
+ * signature is optional, its sizes 64-bit for a zip64 entry) against the
+ * central record `c`; *end moves past the descriptor. */
+static bool ts_fe_a_descriptor(ts_fe_a_raw *r, uint64_t at, const ts_fe_a_hdr *c, bool zip64, uint64_t *end,
+                               ts_fe_a_why *w) {
+  uint8_t b[24];
+  size_t n = zip64 ? 20 : 12;
+  uint64_t have = r->len - at < sizeof b ? r->len - at : sizeof b;
+  if (have < n || !ts_fe_a_raw_read(r, at, b, (size_t)have)) {
+    snprintf(w->text, sizeof w->text, "its data descriptor is missing (the file ends at byte %llu)",
+             (unsigned long long)r->len);
+    return false;
+  }
+  bool sig = ts_fe_a_u32(b) == 0x08074B50 && have >= n + 4;
+  /* with the signature PK\7\10 when it is there; without, in case the CRC
+   * merely looks like one */
+  for (int k = sig ? 0 : 1; k < 2; k++) {
+    const uint8_t *p = b + (k == 0 ? 4 : 0);
+    uint64_t cs = zip64 ? ts_fe_a_u64(p + 4) : ts_fe_a_u32(p + 4);
+    uint64_t us = zip64 ? ts_fe_a_u64(p + 12) : ts_fe_a_u32(p + 8);
+    if (ts_fe_a_u32(p) == c->crc && cs == c->csize && us == c->usize) {
+      *end = at + n + (k == 0 ? 4 : 0);
+      return true;
+    }
+  }
+  const uint8_t *p = b + (sig ? 4 : 0);
+  uint64_t cs = zip64 ? ts_fe_a_u64(p + 4) : ts_fe_a_u32(p + 4);
+  uint64_t us = zip64 ? ts_fe_a_u64(p + 12) : ts_fe_a_u32(p + 8);
+  (void)(ts_fe_a_same(w, "CRC", c->crc, ts_fe_a_u32(p), "data descriptor") &&
+         ts_fe_a_same(w, "compressed size", c->csize, cs, "data descriptor") &&
+         ts_fe_a_same(w, "size", c->usize, us, "data descriptor"));
+  return false;
+}
+
+/* Reads the central directory record at *pos (moving *pos past it) and the
+ * local header it points to, and checks that they describe the same entry:
+ * name, compression method, CRC and sizes (from the data descriptor when the
+ * local header defers to one), a stored entry as long as its data, a
+ * deflated one no longer than deflate can make of its bytes, all within the
+ * file. `nb` holds 2 x 131072 bytes for names and extra fields. On success
+ * `s` gets the entry's bytes in the file; on failure `name` its name (NUL-
+ * terminated, for the message) and `w` the reason. */
+static bool ts_fe_a_entry(ts_fe_a_raw *r, uint64_t *pos, uint8_t *nb, ts_fe_a_span *s, ts_fe_a_why *w) {
+  uint8_t h[46], l[30];
+  uint8_t *cx = nb, *lx = nb + 131072;
+  cx[0] = 0;
+  if (!ts_fe_a_raw_read(r, *pos, h, sizeof h) || ts_fe_a_u32(h) != 0x02014B50) {
+    snprintf(w->text, sizeof w->text, "central directory record %u cannot be read", s->index);
+    return false;
+  }
+  ts_fe_a_hdr c = {.flags = ts_fe_a_u16(h + 8),
+                   .method = ts_fe_a_u16(h + 10),
+                   .crc = ts_fe_a_u32(h + 16),
+                   .csize = ts_fe_a_u32(h + 20),
+                   .usize = ts_fe_a_u32(h + 24),
+                   .nlen = ts_fe_a_u16(h + 28),
+                   .xlen = ts_fe_a_u16(h + 30),
+                   .off = ts_fe_a_u32(h + 42)};
+  uint32_t cn = (uint32_t)c.nlen + c.xlen;
+  if (!ts_fe_a_raw_read(r, *pos + 46, cx, cn) || !ts_fe_a_zip64(cx + c.nlen, c.xlen, &c, true)) {
+    snprintf(w->text, sizeof w->text, "central directory record %u cannot be read", s->index);
+    cx[0] = 0;
+    return false;
+  }
+  *pos += 46 + (uint64_t)cn + ts_fe_a_u16(h + 32);
+  if (!ts_fe_a_raw_read(r, c.off, l, sizeof l) || ts_fe_a_u32(l) != 0x04034B50) {
+    cx[c.nlen] = 0;
+    snprintf(w->text, sizeof w->text, "no local header at byte %llu, where its central directory record points",
+             (unsigned long long)c.off);
+    return false;
+  }
+  ts_fe_a_hdr lo = {.flags = ts_fe_a_u16(l + 6),
+                    .method = ts_fe_a_u16(l + 8),
+                    .crc = ts_fe_a_u32(l + 14),
+                    .csize = ts_fe_a_u32(l + 18),
+                    .usize = ts_fe_a_u32(l + 22),
+                    .nlen = ts_fe_a_u16(l + 26),
+                    .xlen = ts_fe_a_u16(l + 28)};
+  uint32_t ln = (uint32_t)lo.nlen + lo.xlen;
+  bool lread = ts_fe_a_raw_read(r, c.off + 30, lx, ln) && ts_fe_a_zip64(lx + lo.nlen, lo.xlen, &lo, false);
+  cx[c.nlen] = 0; /* the name, for messages (the extra field is read) */
+  if (!lread) {
+    snprintf(w->text, sizeof w->text, "its local header at byte %llu cannot be read", (unsigned long long)c.off);
+    return false;
+  }
+  if (lo.nlen != c.nlen || memcmp(lx, cx, c.nlen) != 0) {
+    char q[128];
+    lx[lo.nlen] = 0;
+    snprintf(w->text, sizeof w->text, "its local header names '%s'", ts_fe_a_quote(q, sizeof q, (const char *)lx));
+    return false;
+  }
+  if (!ts_fe_a_same(w, "compression method", c.method, lo.method, "local header"))
+    return false;
+  uint64_t data = c.off + 30 + ln, end;
+  if (c.csize > r->len || data > r->len - c.csize) {
+    snprintf(w->text, sizeof w->text, "its %llu bytes of data from byte %llu pass the end of the file (%llu bytes)",
+             (unsigned long long)c.csize, (unsigned long long)data, (unsigned long long)r->len);
+    return false;
+  }
+  end = data + c.csize;
+  if (lo.flags & TS_FE_A_DESCRIPTOR) {
+    /* the local fields may be zero (torch writes zeros) or the values */
+    if ((lo.crc && !ts_fe_a_same(w, "CRC", c.crc, lo.crc, "local header")) ||
+        (lo.csize && !ts_fe_a_same(w, "compressed size", c.csize, lo.csize, "local header")) ||
+        (lo.usize && !ts_fe_a_same(w, "size", c.usize, lo.usize, "local header")) ||
+        !ts_fe_a_descriptor(r, end, &c, lo.zip64 || c.zip64, &end, w))
+      return false;
+  } else if (!ts_fe_a_same(w, "CRC", c.crc, lo.crc, "local header") ||
+             !ts_fe_a_same(w, "compressed size", c.csize, lo.csize, "local header") ||
+             !ts_fe_a_same(w, "size", c.usize, lo.usize, "local header")) {
+    return false;
+  }
+  if (c.method == TS_FE_A_STORED && c.usize != c.csize) {
+    snprintf(w->text, sizeof w->text, "it is stored, yet its size is %llu and its data %llu bytes",
+             (unsigned long long)c.usize, (unsigned long long)c.csize);
+    return false;
+  }
+  if (c.method == TS_FE_A_DEFLATED && c.csize < UINT64_MAX / TS_FE_A_DEFLATE_MAX_RATIO &&
+      c.usize > c.csize * TS_FE_A_DEFLATE_MAX_RATIO) {
+    snprintf(w->text, sizeof w->text, "it claims %llu bytes, more than deflate makes of %llu",
+             (unsigned long long)c.usize, (unsigned long long)c.csize);
+    return false;
+  }
+  s->begin = c.off;
+  s->end = end;
+  return true;
+}
+
+/* Every entry's central directory record against its local header (even
+ * entries nothing reads: a lie there is a broken archive, as PyTorch finds
+ * it), then no two entries may share bytes: a central directory record
+ * pointing into another entry's data (the trick of overlapping zip bombs,
+ * where many records inflate the same compressed bytes) or two headers whose
+ * data ranges overlap. libzip checks each record against its local header
+ * (ZIP_CHECKCONS), but lets a data descriptor stand for the local sizes
+ * unread and does not check the records against each other. */
+static bool ts_fe_a_check_entries(ts_fe_archive *a, ts_fe_a_raw *r, ts_diag *d) {
   zip_int64_t ne = zip_get_num_entries(a->zip, 0);
   uint64_t pos;
-  if (ne <= 1)
+  if (ne <= 0)
     return true;
   ts_fe_a_span *s = calloc((size_t)ne, sizeof *s);
-  if (!s) {
+  uint8_t *nb = malloc(2 * 131072);
+  if (!s || !nb) {
+    free(s);
+    free(nb);
     ts_diag_error(d, "%s: out of memory reading the central directory", a->display_name);
     return false;
   }
   bool ok = ts_fe_a_cd_offset(r, &pos);
+  if (!ok)
+    ts_diag_error(d, "%s: broken zip archive: the end of central directory record cannot be read", a->display_name);
   for (zip_int64_t i = 0; ok && i < ne; i++) {
+    ts_fe_a_why w;
     s[i].index = (uint32_t)i;
-    ok = ts_fe_a_span_of(r, &pos, &s[i]);
+    if (!(ok = ts_fe_a_entry(r, &pos, nb, &s[i], &w))) {
+      char q[128];
+      if (nb[0])
+        ts_diag_error(d, "%s: broken zip archive: entry '%s': %s", a->display_name,
+                      ts_fe_a_quote(q, sizeof q, (const char *)nb), w.text);
+      else
+        ts_diag_error(d, "%s: broken zip archive: %s", a->display_name, w.text);
+    }
   }
-  if (!ok) {
-    ts_diag_error(d, "%s: broken zip archive: a central directory record or local header cannot be read",
-                  a->display_name);
-  } else {
+  if (ok) {
     qsort(s, (size_t)ne, sizeof *s, ts_fe_a_cmp_span);
     for (zip_int64_t i = 1; ok && i < ne; i++)
       if (s[i].begin < s[i - 1].end) {
@@ -342,13 +501,16 @@ static bool ts_fe_a_check_overlap(ts_fe_archive *a, ts_fe_a_raw *r, ts_diag *d) 
         ok = false;
       }
   }
+  free(nb);
   free(s);
   return ok;
 }
 
+static bool ts_fe_a_version(ts_fe_archive *a, ts_diag *d);
+
 /* Finishes an archive whose zip is open: on failure everything is freed. */
 static ts_fe_archive *ts_fe_a_finish(ts_fe_archive *a, ts_fe_a_raw *raw, ts_diag *d) {
-  if (!ts_fe_a_scan(a, d) || !ts_fe_a_check_overlap(a, raw, d)) {
+  if (!ts_fe_a_scan(a, d) || !ts_fe_a_check_entries(a, raw, d) || !ts_fe_a_version(a, d)) {
     ts_fe_archive_close(a);
     return NULL;
   }
@@ -587,3 +749,65 @@ const uint8_t *ts_fe_archive_read(ts_fe_archive *a, const char *name, size_t *le
     *len = (size_t)e->size;
   return buf;
 }
+
+/* The serialization format versions torch.jit.load of PyTorch 1.13 reads
+ * (caffe2/serialize/versions.h: kMinSupportedFileFormatVersion,
+ * kMaxSupportedFileFormatVersion). A version record is a number and a
+ * newline ("3\n"); one over TS_FE_A_VERSION_MAX_BYTES is not read. */
+enum { TS_FE_A_VERSION_MIN = 1, TS_FE_A_VERSION_MAX = 10, TS_FE_A_VERSION_MAX_BYTES = 4096 };
+
+/* Reads `.data/version` or else `version` (PyTorch's order) as PyTorch's
+ * std::stoull does: white space, a sign, decimal digits, anything after
+ * them ignored; a minus wraps around (PyTorch prints "-1" for it). Then the
+ * version must be one PyTorch 1.13 reads. */
+static bool ts_fe_a_version(ts_fe_archive *a, ts_diag *d) {
+  const char *rec = ts_fe_archive_has(a, ".data/version") ? ".data/version" : "version";
+  ts_fe_entry *e = ts_fe_a_find(a, rec);
+  if (!e) {
+    ts_diag_error(d, "%s: no version record ('%s/version' or '%s/.data/version'): torch.jit.load refuses it",
+                  a->display_name, a->prefix, a->prefix);
+    return false;
+  }
+  if (e->size > TS_FE_A_VERSION_MAX_BYTES) {
+    ts_diag_error(d, "%s: %s/%s: a version record of %llu bytes (a version number takes a few)", a->display_name,
+                  a->prefix, rec, (unsigned long long)e->size);
+    return false;
+  }
+  size_t n;
+  const char *t = (const char *)ts_fe_archive_read(a, rec, &n, d);
+  if (!t)
+    return false;
+  size_t i = 0;
+  while (i < n && (t[i] == ' ' || (t[i] >= '\t' && t[i] <= '\r')))
+    i++;
+  bool neg = i < n && t[i] == '-';
+  if (i < n && (t[i] == '-' || t[i] == '+'))
+    i++;
+  uint64_t v = 0;
+  size_t digits = 0;
+  bool over = false;
+  for (; i < n && t[i] >= '0' && t[i] <= '9'; i++, digits++)
+    over |= __builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(t[i] - '0'), &v);
+  char q[128], text[96];
+  size_t tn = n < 80 ? n : 80;
+  while (tn && (t[tn - 1] == '\n' || t[tn - 1] == '\r'))
+    tn--; /* the record's own newline */
+  snprintf(text, sizeof text, "%.*s", (int)tn, t);
+  if (!digits || over) {
+    ts_diag_error(d, "%s: %s/%s: '%s' is not a version number%s", a->display_name, a->prefix, rec,
+                  ts_fe_a_quote(q, sizeof q, text), over ? " (out of range)" : "");
+    return false;
+  }
+  if (neg)
+    v = 0 - v;
+  if (v < TS_FE_A_VERSION_MIN || v > TS_FE_A_VERSION_MAX) {
+    ts_diag_error(d, "%s: %s/%s: serialization format version %lld is %s than torch.jit.load reads (versions %d to %d, "
+                  "as PyTorch 1.13)", a->display_name, a->prefix, rec, (long long)v,
+                  v < TS_FE_A_VERSION_MIN ? "older" : "newer", TS_FE_A_VERSION_MIN, TS_FE_A_VERSION_MAX);
+    return false;
+  }
+  a->version = v;
+  return true;
+}
+
+uint64_t ts_fe_archive_version(const ts_fe_archive *a) { return a->version; }

@@ -22,8 +22,13 @@ typedef struct ts_fe_limits {
  * entries over 1 MiB; small ones may compress better). */
 void ts_fe_limits_default(ts_fe_limits *l);
 
-/* Opens `path` (ZIP_RDONLY | ZIP_CHECKCONS). `lim` NULL: defaults. NULL and
- * a one-line reason in `d` ("model.pt: not a zip archive: ...") on error. */
+/* Opens `path` (ZIP_RDONLY | ZIP_CHECKCONS) and checks, before any entry is
+ * read, that every entry's local header agrees with its central directory
+ * record (name, method, CRC and sizes, from the data descriptor where torch
+ * writes them) and that no two entries share bytes; then reads the version
+ * record, which must be one torch.jit.load of PyTorch 1.13 reads (1 to 10).
+ * `lim` NULL: defaults. NULL and a one-line reason in `d` ("model.pt: not a
+ * zip archive: ...") on error. */
 ts_fe_archive *ts_fe_archive_open(const char *path, const ts_fe_limits *lim, ts_diag *d);
 /* Same over bytes in memory (not copied: they must outlive the archive). */
 ts_fe_archive *ts_fe_archive_open_buffer(const void *data, size_t len, const char *display_name,
@@ -32,6 +37,8 @@ void ts_fe_archive_close(ts_fe_archive *a);
 
 /* The name the archive was opened with (for messages). */
 const char *ts_fe_archive_display_name(const ts_fe_archive *a);
+/* The serialization format version from `version` (or `.data/version`). */
+uint64_t ts_fe_archive_version(const ts_fe_archive *a);
 /* The top folder every entry lives under ("model" for "model/data.pkl"):
  * torch.jit.save puts all entries under one folder named after the file. */
 const char *ts_fe_archive_prefix(const ts_fe_archive *a);

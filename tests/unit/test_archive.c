@@ -82,6 +82,7 @@ static void test_fixture(void) {
   TS_CHECK(f0 > 0.0298f && f0 < 0.0299f); /* fc1.weight[0, 0] as torch reads it */
   const uint8_t *v = ts_fe_archive_read(a, "version", &len, &d);
   TS_CHECK(v && len == 2 && v[0] == '3' && v[1] == '\n' && v[2] == 0);
+  TS_CHECK_INTEQ(ts_fe_archive_version(a), 3);
   TS_CHECK_INTEQ(d.errors, 0);
 
   TS_CHECK(ts_fe_archive_read(a, "data/99", &len, &d) == NULL);
@@ -195,16 +196,16 @@ static void test_limits(void) {
   }
 
   l = def;
-  l.max_total_bytes = 94; /* data.pkl 91 + constants.pkl 4 */
+  l.max_total_bytes = 96; /* version 2 (read at open) + data.pkl 91 + constants.pkl 4 */
   a = ts_fe_archive_open(FIX "if_add/model.pt", &l, &d);
   if (TS_CHECK(a != NULL)) {
     size_t len;
     TS_CHECK(ts_fe_archive_read(a, "data.pkl", &len, &d) != NULL);
     TS_CHECK(ts_fe_archive_read(a, "data.pkl", &len, &d) != NULL); /* cached: not counted twice */
     TS_CHECK(ts_fe_archive_read(a, "constants.pkl", &len, &d) == NULL);
-    TS_CHECK(one_line(&d) && has(&d, "constants.pkl: reading 4 more bytes passes the limit of 94"));
+    TS_CHECK(one_line(&d) && has(&d, "constants.pkl: reading 4 more bytes passes the limit of 96"));
     ts_diag_free(&d);
-    TS_CHECK(ts_fe_archive_read(a, "version", &len, &d) != NULL); /* 2 more still fit */
+    TS_CHECK(ts_fe_archive_read(a, "version", &len, &d) != NULL); /* cached at open */
     ts_fe_archive_close(a);
   }
 
@@ -250,6 +251,27 @@ static void test_hostile(void) {
       {"bitflip_local_size", true, "broken zip archive: Zip archive inconsistent"},
       {"overlapping_entries", true,
        "broken zip archive: entries 'archive/extra' (bytes 1209 to 1299) and 'archive/inner' (from byte 1252) overlap"},
+      /* lies libzip lets pass: checked for every entry at open, read or not */
+      {"lie_version_size", true,
+       "broken zip archive: entry 'archive/version': its central directory record says size 4294967294, its data "
+       "descriptor 2"},
+      {"lie_unread_size", true,
+       "entry 'archive/code/__torch__/fixture_models.py.debug_pkl': its central directory record says size "
+       "4294967294, its data descriptor 493"},
+      {"lie_unread_crc", true, "debug_pkl': its central directory record says CRC 305419896, its data descriptor"},
+      {"lie_unread_descriptor", true, "debug_pkl': its central directory record says size 493, its data descriptor 1493"},
+      {"lie_unread_stored", true, "debug_pkl': it is stored, yet its size is 1073741824 and its data 493 bytes"},
+      {"lie_unread_deflated", true, "debug_pkl': it claims 2147483648 bytes, more than deflate makes of 334"},
+      /* the version record, read at open as torch.jit.load of PyTorch 1.13 reads it */
+      {"version_too_new", true,
+       "archive/version: serialization format version 11 is newer than torch.jit.load reads (versions 1 to 10, as "
+       "PyTorch 1.13)"},
+      {"version_too_old", true, "archive/version: serialization format version 0 is older than torch.jit.load reads"},
+      {"version_negative", true, "archive/version: serialization format version -1 is newer"},
+      {"version_garbage", true, "archive/version: 'three' is not a version number"},
+      {"version_overflow", true, "archive/version: '18446744073709551616' is not a version number (out of range)"},
+      {"version_missing", true, "no version record ('archive/version' or 'archive/.data/version')"},
+      {"version_data_newer", true, "archive/.data/version: serialization format version 11 is newer"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char path[512];
@@ -285,6 +307,28 @@ static void test_hostile(void) {
     ts_fe_archive_close(a);
   }
   TS_CHECK_INTEQ(d.errors, 0);
+
+  /* the versions PyTorch 1.13 reads: .data/version first, std::stoull's
+   * leniency (white space, a sign, text after the digits) */
+  static const struct {
+    const char *file;
+    uint64_t version;
+  } oks[] = {{"ok_version_data", 10}, {"ok_version_lenient", 7}, {"ok_torch_descriptors", 3}, {"ok_zip64_descriptors", 3}};
+  for (size_t i = 0; i < sizeof oks / sizeof *oks; i++) {
+    char path[512];
+    snprintf(path, sizeof path, HOSTILE "%s.pt", oks[i].file);
+    a = ts_fe_archive_open(path, NULL, &d);
+    if (TS_CHECK(a != NULL)) {
+      TS_CHECK_INTEQ(ts_fe_archive_version(a), oks[i].version);
+      for (uint32_t k = 0; k < ts_fe_archive_count(a); k++)
+        TS_CHECK(ts_fe_archive_read(a, ts_fe_archive_name(a, k), NULL, &d) != NULL);
+      ts_fe_archive_close(a);
+    }
+  }
+  TS_CHECK_INTEQ(d.errors, 0);
+  if (d.errors)
+    fprintf(stderr, "  %s", d.text.data);
+  ts_diag_free(&d);
 }
 
 int main(void) {

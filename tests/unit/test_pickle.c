@@ -928,6 +928,14 @@ static void test_hostile(void) {
       {"dotdot_entry", "has a '..' component"},
       {"duplicate_entry", "two entries have the same name"},
       {"empty_archive", "the archive is empty"},
+      {"lie_unread_crc", "entry 'archive/code/__torch__/fixture_models.py.debug_pkl': its central directory record "
+                         "says CRC 305419896, its data descriptor 1588057580"},
+      {"lie_unread_deflated", "fixture_models.py.debug_pkl': it claims 2147483648 bytes, more than deflate makes of"},
+      {"lie_unread_descriptor", "debug_pkl': its central directory record says size 493, its data descriptor 1493"},
+      {"lie_unread_size", "debug_pkl': its central directory record says size 4294967294, its data descriptor 493"},
+      {"lie_unread_stored", "debug_pkl': it is stored, yet its size is 1073741824 and its data 493 bytes"},
+      {"lie_version_size", "entry 'archive/version': its central directory record says size 4294967294, its data "
+                           "descriptor 2"},
       {"global_builtins_eval", "data.pkl: byte 2: GLOBAL 'builtins eval' is not allowed"},
       {"global_os_system", "data.pkl: byte 2: GLOBAL 'os system' is not allowed"},
       {"global_posix_system", "data.pkl: byte 2: GLOBAL 'posix system' is not allowed"},
@@ -945,6 +953,14 @@ static void test_hostile(void) {
       {"truncated_zip", "not a zip archive"},
       {"two_top_folders", "entries under two top folders ('archive' and 'other')"},
       {"unknown_opcode", "data.pkl: byte 3: unknown opcode 0xfe"},
+      {"version_data_newer", "archive/.data/version: serialization format version 11 is newer than torch.jit.load "
+                             "reads (versions 1 to 10, as PyTorch 1.13)"},
+      {"version_garbage", "archive/version: 'three' is not a version number"},
+      {"version_missing", "no version record ('archive/version' or 'archive/.data/version')"},
+      {"version_negative", "archive/version: serialization format version -1 is newer than torch.jit.load reads"},
+      {"version_overflow", "archive/version: '18446744073709551616' is not a version number (out of range)"},
+      {"version_too_new", "archive/version: serialization format version 11 is newer than torch.jit.load reads"},
+      {"version_too_old", "archive/version: serialization format version 0 is older than torch.jit.load reads"},
       {"zip_bomb", "data.pkl: compression ratio over 1000"},
   };
   size_t ncases = sizeof cases / sizeof *cases;
@@ -967,6 +983,17 @@ static void test_hostile(void) {
   }
   ts_fe_archive_close(l.ar);
 
+  /* the other ok_* files load too */
+  static const char *const oks[] = {"ok_torch_descriptors", "ok_version_data", "ok_version_lenient",
+                                    "ok_zip64_descriptors"};
+  for (size_t i = 0; i < sizeof oks / sizeof *oks; i++) {
+    char path[512];
+    snprintf(path, sizeof path, HOSTILE "%s.pt", oks[i]);
+    if (!TS_CHECK(load(path, &l)))
+      fprintf(stderr, "  %s: %s", oks[i], D.text.data ? D.text.data : "(nothing)\n");
+    ts_fe_archive_close(l.ar);
+  }
+
   /* every file in hostile/ is one of the cases above */
   DIR *dir = opendir(HOSTILE);
   if (TS_CHECK(dir != NULL)) {
@@ -984,7 +1011,7 @@ static void test_hostile(void) {
         fprintf(stderr, "  hostile/%s has no case in test_pickle.c\n", e->d_name);
     }
     closedir(dir);
-    TS_CHECK_INTEQ(files, ncases + 1);
+    TS_CHECK_INTEQ(files, ncases + 1 + sizeof oks / sizeof *oks);
   }
 }
 
