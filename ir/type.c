@@ -281,6 +281,15 @@ bool ts_type_is_subtype(const ts_type *s, const ts_type *p) {
     return false;
   if (p->kind == TS_TY_ANY || s == p)
     return true;
+  /* a union fits wherever each of its members fits (PyTorch's
+   * UnionType::isSubtypeOf): torch.functional.norm passes its p as a
+   * Union[number] where aten::norm wants a Scalar? */
+  if (s->kind == TS_TY_UNION && p->kind != TS_TY_UNION) {
+    for (uint32_t i = 0; i < s->n; i++)
+      if (!ts_type_is_subtype(s->elems[i], p))
+        return false;
+    return s->n > 0;
+  }
   switch (p->kind) {
   case TS_TY_TENSOR:
     return s->kind == TS_TY_TENSOR && ts_tensor_is_subtype(s->tensor, p->tensor);

@@ -148,7 +148,7 @@ typedef enum pw_op {
   PW_LOGICAL_NOT, PW_BITWISE_NOT, PW_ISNAN, PW_ISINF, PW_ISFINITE, PW_THRESHOLD, PW_COPY,
   /* binary */
   PW_ADD, PW_SUB, PW_MUL, PW_DIV, PW_DIV_TRUNC, PW_DIV_FLOOR, PW_REMAINDER, PW_FMOD, PW_POW, PW_MAXIMUM,
-  PW_MINIMUM, PW_ATAN2, PW_BAND, PW_BOR, PW_BXOR, PW_LAND, PW_LOR, PW_LXOR, PW_EQ, PW_NE, PW_LT, PW_LE, PW_GT,
+  PW_MINIMUM, PW_ATAN2, PW_BAND, PW_BOR, PW_BXOR, PW_GCD, PW_LAND, PW_LOR, PW_LXOR, PW_EQ, PW_NE, PW_LT, PW_LE, PW_GT,
   PW_GE, PW_CLAMP_MIN, PW_CLAMP_MAX,
   /* ternary */
   PW_CLAMP, PW_WHERE, PW_LERP, PW_ADDCMUL, PW_ADDCDIV,
@@ -239,6 +239,7 @@ static const pw_desc pw_descs[PW_NOPS] = {
     [PW_BAND] = {"bitwise_and_cpu", 2, PF_INTONLY},
     [PW_BOR] = {"bitwise_or_cpu", 2, PF_INTONLY},
     [PW_BXOR] = {"bitwise_xor_cpu", 2, PF_INTONLY},
+    [PW_GCD] = {"gcd_cpu", 2, PF_INTONLY | PF_NOBOOL},
     [PW_LAND] = {"logical_and_cpu", 2, PF_BOOLOUT},
     [PW_LOR] = {"logical_or_cpu", 2, PF_BOOLOUT},
     [PW_LXOR] = {"logical_xor_cpu", 2, PF_BOOLOUT},
@@ -540,6 +541,30 @@ static inline int64_t pw_irem(int64_t a, int64_t b) {
   return (r != 0 && (r < 0) != (b < 0)) ? r + b : r;
 }
 
+/* v wrapped to the integral dtype dt, as a store and a load would. */
+static inline int64_t pw_iwrap(int64_t v, ts_dtype dt) {
+  switch (dt) {
+  case TS_DT_INT32: return (int32_t)v;
+  case TS_DT_INT16: return (int16_t)v;
+  case TS_DT_INT8: return (int8_t)v;
+  case TS_DT_UINT8: return (uint8_t)v;
+  default: return v;
+  }
+}
+
+/* ATen's calc_gcd in the dtype dt: Euclid on the absolute values, which
+ * wrap in dt (gcd(-128, 6) in int8 is -2, as PyTorch computes it). */
+static int64_t pw_gcd(int64_t a, int64_t b, ts_dtype dt) {
+  a = pw_iwrap(a < 0 ? pw_wsub(0, a) : a, dt);
+  b = pw_iwrap(b < 0 ? pw_wsub(0, b) : b, dt);
+  while (a != 0) {
+    int64_t r = a == -1 ? 0 : b % a; /* INT64_MIN % -1 traps */
+    b = a;
+    a = r;
+  }
+  return b;
+}
+
 #define PW_ZDIV(expr)                                                                                            \
   PW_EACH(if (b[i] == 0) {                                                                                       \
     atomic_store_explicit(&L->zerodiv, 1, memory_order_relaxed);                                                 \
@@ -582,6 +607,7 @@ static void pw_apply_i(pw_loop *L, int64_t *const *x, int64_t *y, int64_t n) {
   case PW_BAND: PW_EACH(y[i] = a[i] & b[i]);
   case PW_BOR: PW_EACH(y[i] = a[i] | b[i]);
   case PW_BXOR: PW_EACH(y[i] = a[i] ^ b[i]);
+  case PW_GCD: PW_EACH(y[i] = pw_gcd(a[i], b[i], L->cdt));
   case PW_LAND: PW_EACH(y[i] = a[i] != 0 && b[i] != 0);
   case PW_LOR: PW_EACH(y[i] = a[i] != 0 || b[i] != 0);
   case PW_LXOR: PW_EACH(y[i] = (a[i] != 0) != (b[i] != 0));
@@ -1491,6 +1517,9 @@ static bool pw_kk_bitwise_and__Scalar_Tensor(ts_rt_ctx *c, ts_rt_call *call) {
 static bool pw_kk_bitwise_and__Scalar_Tensor_out(ts_rt_ctx *c, ts_rt_call *call) {
   return pw_k_binary(c, call, PW_BAND, PW_OUTCOPY);
 }
+static bool pw_kk_gcd(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_GCD, PW_NEW); }
+static bool pw_kk_gcd__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_GCD, PW_OUT); }
+static bool pw_kk_gcd_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_GCD, PW_INPLACE); }
 static bool pw_kk_bitwise_or__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_BOR, PW_NEW); }
 static bool pw_kk_bitwise_or__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_BOR, PW_NEW); }
 static bool pw_kk_bitwise_or__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) {
@@ -1779,6 +1808,9 @@ const ts_rt_kernel_def ts_rt_kernels_pointwise[] = {
     {"aten::bitwise_or.Scalar_out", pw_kk_bitwise_or__Scalar_out},
     {"aten::bitwise_or.Scalar_Tensor", pw_kk_bitwise_or__Scalar_Tensor},
     {"aten::bitwise_or.Scalar_Tensor_out", pw_kk_bitwise_or__Scalar_Tensor_out},
+    {"aten::gcd", pw_kk_gcd},
+    {"aten::gcd.out", pw_kk_gcd__out},
+    {"aten::gcd_", pw_kk_gcd_},
     {"aten::bitwise_xor.Tensor", pw_kk_bitwise_xor__Tensor},
     {"aten::bitwise_xor.Scalar", pw_kk_bitwise_xor__Scalar},
     {"aten::bitwise_xor.Tensor_out", pw_kk_bitwise_xor__Tensor_out},

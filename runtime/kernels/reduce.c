@@ -1,7 +1,7 @@
 /* runtime/kernels/reduce.c: reductions (sum, mean, prod, max, min, amax,
- * amin, argmax, argmin, any, all, std, var, norm, logsumexp) over any dims
- * of any strided input, and the per-lane ops along one dim (cumsum,
- * cumprod, sort, argsort, topk). Floating values are accumulated in double,
+ * amin, argmax, argmin, any, all, std, var, norm, frobenius_norm,
+ * nuclear_norm, logsumexp) over any dims of any strided input, and the
+ * per-lane ops along one dim (cumsum, cumprod, sort, argsort, topk). Floating values are accumulated in double,
  * integers in int64 with wrap-around. */
 #include <math.h>
 
@@ -147,7 +147,7 @@ static void rd_one(const rd_job *j, int64_t base, int64_t o) {
   case RD_NORM:
     if (j->p == 2) s = sqrt(s);
     else if (j->p != 1 && j->p != 0 && !isinf(j->p)) s = pow(s, 1.0 / j->p);
-    if (j->nred == 0 && isinf(j->p)) s = 0;
+    if (j->nred == 0) s = 0; /* PyTorch: an empty norm is 0 for every p, negative ones too */
     ts_rt_store_f64(out, j->odt, s);
     break;
   case RD_LSE: ts_rt_store_f64(out, j->odt, j->nred ? log(s) + m : -INFINITY); break;
@@ -548,6 +548,152 @@ static bool rd_k_norm_dtype(ts_rt_ctx *c, ts_rt_call *call) {
   if (!ts_rt_arg_tensor(c, call, 0, &a) || !rd_p_arg(c, call, 1, &p) || !ts_rt_arg_opt_dtype(c, call, 2, &dt))
     return false;
   return nnu_ret(call, rd_norm(c, a, p, NULL, 0, false, dt));
+}
+
+/* frobenius_norm: the 2-norm over at most two dims (none: all of them), as
+ * ATen 1.13's frobenius_norm computes it (norm(2) for none or one dim,
+ * sqrt(sum(x * x)) for two, which the 2-norm equals). */
+static ts_rt_tensor *rd_frobenius(ts_rt_ctx *c, const ts_rt_tensor *a, const int64_t *dims, uint32_t n, bool keep) {
+  if (n > 2)
+    return ts_rt_fail(c, "Expected at most 2 dimensions, but got %u dimensions instead.", (unsigned)n), NULL;
+  int64_t d0 = 0, d1 = 0;
+  if (n == 2 && (!ts_rt_wrap_dim(c, dims[0], a->ndim, &d0) || !ts_rt_wrap_dim(c, dims[1], a->ndim, &d1)))
+    return NULL;
+  if (n == 2 && d0 == d1)
+    return ts_rt_fail(c, "Expected dims to be different, got [%lld, %lld] instead", (long long)dims[0],
+                      (long long)dims[1]),
+           NULL;
+  return rd_norm(c, a, 2, dims, n, keep, TS_DT_NONE);
+}
+
+static bool rd_k_frobenius(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *a = NULL;
+  if (!ts_rt_arg_tensor(c, call, 0, &a)) return false;
+  return nnu_ret(call, rd_frobenius(c, a, NULL, 0, false));
+}
+
+static bool rd_k_frobenius_dim(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *a = NULL;
+  int64_t dims[TS_RT_MAX_DIMS];
+  uint32_t n = 0;
+  bool keep = false;
+  if (!ts_rt_arg_tensor(c, call, 0, &a) || !ts_rt_arg_ints(c, call, 1, dims, TS_RT_MAX_DIMS, &n, 1) ||
+      !ts_rt_arg_bool(c, call, 2, &keep))
+    return false;
+  return nnu_ret(call, rd_frobenius(c, a, dims, n, keep));
+}
+
+/* The sum of the singular values of the m x n matrix in `w` (column j at
+ * w + j * m; overwritten): one-sided Jacobi (Hestenes) rotations make the
+ * columns orthogonal, their norms are then the singular values. */
+static double rd_nuclear_one(double *w, int64_t m, int64_t n) {
+  for (int sweep = 0; sweep < 64; sweep++) {
+    bool rotated = false;
+    for (int64_t j = 0; j + 1 < n; j++)
+      for (int64_t k = j + 1; k < n; k++) {
+        double *x = w + j * m, *y = w + k * m, al = 0, be = 0, ga = 0;
+        for (int64_t i = 0; i < m; i++) al += x[i] * x[i], be += y[i] * y[i], ga += x[i] * y[i];
+        if (ga == 0 || !(fabs(ga) > 1e-15 * sqrt(al * be))) continue;
+        rotated = true;
+        double zeta = (be - al) / (2 * ga);
+        double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1 + zeta * zeta));
+        double cs = 1 / sqrt(1 + t * t), sn = cs * t;
+        for (int64_t i = 0; i < m; i++) {
+          double u = x[i], v = y[i];
+          x[i] = cs * u - sn * v;
+          y[i] = sn * u + cs * v;
+        }
+      }
+    if (!rotated) break;
+  }
+  double s = 0;
+  for (int64_t j = 0; j < n; j++) {
+    double q = 0;
+    for (int64_t i = 0; i < m; i++) q += w[j * m + i] * w[j * m + i];
+    s += sqrt(q);
+  }
+  return s;
+}
+
+/* nuclear_norm over dims (d0, d1): the sum of the singular values of each
+ * matrix, computed in double. `named` (nuclear_norm without dim) wants a
+ * 2-d input. */
+static ts_rt_tensor *rd_nuclear(ts_rt_ctx *c, const ts_rt_tensor *a, const int64_t *dims, uint32_t n, bool keep,
+                                bool named) {
+  if (named && a->ndim != 2)
+    return ts_rt_fail(c, "Expected a tensor with 2 dimensions, but got a tensor with %d dimension%s instead.",
+                      (int)a->ndim, a->ndim == 1 ? "" : "s"),
+           NULL;
+  if (n != 2) return ts_rt_fail(c, "nuclear norm requires a 'dim' argument of size 2"), NULL;
+  ts_dtype dt = (ts_dtype)a->dtype;
+  if (dt == TS_DT_FLOAT16 || dt == TS_DT_BFLOAT16) return nnu_not_impl(c, "linalg_svd_cpu", dt), NULL;
+  if (dt != TS_DT_FLOAT32 && dt != TS_DT_FLOAT64)
+    return ts_rt_fail(c, "linalg.svd: Expected a floating point or complex tensor as input. Got %s",
+                      ts_rt_dtype_name(dt)),
+           NULL;
+  int64_t d0 = 0, d1 = 0;
+  if (!ts_rt_wrap_dim(c, dims[0], a->ndim, &d0) || !ts_rt_wrap_dim(c, dims[1], a->ndim, &d1)) return NULL;
+  if (d0 == d1) return ts_rt_fail(c, "duplicate or invalid dimensions"), NULL;
+  /* rows along d0, columns along d1; the fewer of the two become columns */
+  int64_t m = a->sizes[d0], nc = a->sizes[d1], sm = a->strides[d0], sc = a->strides[d1];
+  if (nc > m) {
+    int64_t t = m;
+    m = nc, nc = t, t = sm, sm = sc, sc = t;
+  }
+  int64_t osz[TS_RT_MAX_DIMS], bsz[TS_RT_MAX_DIMS], bst[TS_RT_MAX_DIMS], nb = 1;
+  int32_t on = 0, bn = 0;
+  for (int32_t d = 0; d < a->ndim; d++) {
+    if (d == d0 || d == d1) {
+      if (keep) osz[on++] = 1;
+      continue;
+    }
+    osz[on++] = a->sizes[d];
+    bsz[bn] = a->sizes[d], bst[bn++] = a->strides[d];
+    nb *= a->sizes[d];
+  }
+  size_t cells;
+  if (__builtin_mul_overflow((size_t)m, (size_t)nc, &cells) || cells > SIZE_MAX / sizeof(double))
+    return ts_rt_fail(c, "nuclear_norm: a %lld x %lld matrix is too large", (long long)m, (long long)nc), NULL;
+  ts_rt_tensor *out = ts_rt_tensor_new(c, dt, on, osz, false);
+  if (!out) return NULL;
+  double *w = malloc(cells ? cells * sizeof *w : 1);
+  if (!w) {
+    ts_rt_tensor_release(out);
+    return ts_rt_fail(c, "nuclear_norm: out of memory for a %lld x %lld matrix", (long long)m, (long long)nc), NULL;
+  }
+  const char *in = ts_rt_tensor_data(a);
+  char *o = ts_rt_tensor_data(out);
+  size_t es = ts_dtype_size(dt);
+  for (int64_t b = 0; b < nb; b++) {
+    int64_t base = 0, r = b;
+    for (int32_t d = bn - 1; d >= 0; d--) {
+      base += (r % bsz[d]) * bst[d];
+      r /= bsz[d];
+    }
+    for (int64_t j = 0; j < nc; j++)
+      for (int64_t i = 0; i < m; i++) w[j * m + i] = ts_rt_load_f64(in + (base + i * sm + j * sc) * (int64_t)es, dt);
+    ts_rt_store_f64(o + b * (int64_t)es, dt, rd_nuclear_one(w, m, nc));
+  }
+  free(w);
+  return out;
+}
+
+static bool rd_k_nuclear(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *a = NULL;
+  bool keep = false;
+  if (!ts_rt_arg_tensor(c, call, 0, &a) || !ts_rt_arg_bool(c, call, 1, &keep)) return false;
+  return nnu_ret(call, rd_nuclear(c, a, (const int64_t[]){0, 1}, 2, keep, true));
+}
+
+static bool rd_k_nuclear_dim(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *a = NULL;
+  int64_t dims[TS_RT_MAX_DIMS];
+  uint32_t n = 0;
+  bool keep = false;
+  if (!ts_rt_arg_tensor(c, call, 0, &a) || !ts_rt_arg_ints(c, call, 1, dims, TS_RT_MAX_DIMS, &n, 2) ||
+      !ts_rt_arg_bool(c, call, 2, &keep))
+    return false;
+  return nnu_ret(call, rd_nuclear(c, a, dims, n, keep, false));
 }
 
 static bool rd_k_logsumexp(ts_rt_ctx *c, ts_rt_call *call) {
@@ -981,6 +1127,9 @@ NNU_OUT_KERNEL(rd_k_norm_out, rd_k_norm_dim, 1)
 NNU_OUT_KERNEL(rd_k_norm_dtype_out, rd_k_norm_dim_dtype, 1)
 NNU_OUT_KERNEL(rd_k_norm_scalar_out, rd_k_norm_scalar, 1)
 NNU_OUT_KERNEL(rd_k_norm_scalaropt_dtype_out, rd_k_norm_dtype, 1)
+NNU_OUT_KERNEL(rd_k_frobenius_out, rd_k_frobenius_dim, 1)
+NNU_OUT_KERNEL(rd_k_nuclear_out, rd_k_nuclear, 1)
+NNU_OUT_KERNEL(rd_k_nuclear_dim_out, rd_k_nuclear_dim, 1)
 NNU_OUT_KERNEL(rd_k_logsumexp_out, rd_k_logsumexp, 1)
 NNU_OUT_KERNEL(rd_k_cumsum_out, rd_k_cumsum, 1)
 NNU_OUT_KERNEL(rd_k_cumprod_out, rd_k_cumprod, 1)
@@ -1045,6 +1194,13 @@ const ts_rt_kernel_def ts_rt_kernels_reduce[] = {
     {"aten::norm.dtype_out", rd_k_norm_dtype_out},
     {"aten::norm.ScalarOpt_dtype", rd_k_norm_dtype},
     {"aten::norm.ScalarOpt_dtype_out", rd_k_norm_scalaropt_dtype_out},
+    {"aten::frobenius_norm", rd_k_frobenius},
+    {"aten::frobenius_norm.dim", rd_k_frobenius_dim},
+    {"aten::frobenius_norm.out", rd_k_frobenius_out},
+    {"aten::nuclear_norm", rd_k_nuclear},
+    {"aten::nuclear_norm.dim", rd_k_nuclear_dim},
+    {"aten::nuclear_norm.out", rd_k_nuclear_out},
+    {"aten::nuclear_norm.dim_out", rd_k_nuclear_dim_out},
     {"aten::logsumexp", rd_k_logsumexp},
     {"aten::logsumexp.out", rd_k_logsumexp_out},
     {"aten::cumsum", rd_k_cumsum},

@@ -196,6 +196,12 @@ static void test_types(void) {
   TS_CHECK(ts_type_is_subtype(li, ts_type_leaf(TS_TY_ANY)));
   const ts_type *tup_sub[2] = {ft, i}, *tup_sup[2] = {t, ts_type_leaf(TS_TY_NUMBER)};
   TS_CHECK(ts_type_is_subtype(ts_type_tuple(&a, 2, tup_sub), ts_type_tuple(&a, 2, tup_sup)));
+  /* a union where each member fits (torch.functional.norm's Union[number] p) */
+  const ts_type *num = ts_type_leaf(TS_TY_NUMBER), *ifl[2] = {i, ts_type_leaf(TS_TY_FLOAT)}, *it[2] = {i, t};
+  TS_CHECK(ts_type_is_subtype(ts_type_union(&a, 1, &num), num));
+  TS_CHECK(ts_type_is_subtype(ts_type_union(&a, 1, &num), ts_type_optional(&a, num)));
+  TS_CHECK(ts_type_is_subtype(ts_type_union(&a, 2, ifl), num));
+  TS_CHECK(!ts_type_is_subtype(ts_type_union(&a, 2, it), num));
 
   /* the type parser reads what the printer writes */
   ts_diag d = {0};
