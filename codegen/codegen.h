@@ -4,7 +4,8 @@
  * An optimized, specialised graph (passes/) becomes one LLVM module:
  *   - each prim::FusionGroup whose values all have complete types becomes a
  *     native kernel (fusion.c), vectorised by LLVM's loop vectorizer for the
- *     target, transcendentals from our own polynomials (math.c);
+ *     target (by default once per x86-64 level, v2, v3 and v4, the runtime
+ *     choosing the copy), transcendentals from our own polynomials (math.c);
  *   - the entry function (entry.c) runs the graph: control flow compiled,
  *     fused kernels called directly, every other node a call into the
  *     runtime's kernel for it;
@@ -38,12 +39,24 @@
 
 /* ---------------------------------------------------------------- module.c */
 
+/* The target. cpu NULL on x86-64: the portable default, x86-64-v2 for the
+ * whole module and each fused kernel once per level (x86-64-v2, v3, v4;
+ * ts_cg_fusion_kernels), the runtime choosing the copy by the CPU it runs
+ * on (runtime/cpu.c); with features the module's CPU is x86-64-v2 with
+ * them and there is one copy. cpu "native": the host's CPU and features
+ * (LLVMGetHostCPUName/Features), one copy: code for this machine only. A
+ * named cpu: that CPU and its own features (plus `features`), one copy.
+ * On another architecture cpu NULL is its generic CPU. */
 typedef struct ts_cg_target_opts {
   const char *triple;   /* NULL: the host's */
-  const char *cpu;      /* NULL: the host's (LLVMGetHostCPUName) */
-  const char *features; /* NULL: the host's (LLVMGetHostCPUFeatures) */
+  const char *cpu;      /* NULL: the portable default (above); "native": the host's */
+  const char *features; /* NULL: the CPU's own ("native": the host's); else "+a,-b" */
   int opt_level;        /* 0..3 */
 } ts_cg_target_opts;
+
+/* Copies of each fused kernel in the portable default: x86-64-v2, v3, v4
+ * (runtime/aot.h's TS_RT_AOT_KERNEL_LEVELS). */
+#define TS_CG_LEVELS 3
 
 /* One module being generated, with the types everyone needs. */
 typedef struct ts_cg_module {
@@ -55,6 +68,9 @@ typedef struct ts_cg_module {
   /* the vector width, in float32 lanes, the target prefers (8 for AVX2,
    * 16 for AVX-512, 4 for SSE/NEON); a hint for kernels' unrolling */
   int vf32;
+  /* copies of each fused kernel: TS_CG_LEVELS in the portable default
+   * (the module's own CPU is the first level's), else 1 */
+  uint32_t nlevels;
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_f32, t_f64, t_ptr;
 } ts_cg_module;
 
@@ -68,6 +84,15 @@ bool ts_cg_module_optimize(ts_cg_module *m, ts_diag *d);
 /* Runs the pass pipeline text (LLVMRunPasses) over the module; takes po
  * (NULL: default options). */
 bool ts_cg_module_run_passes(ts_cg_module *m, const char *pipeline, LLVMPassBuilderOptionsRef po, ts_diag *d);
+/* The CPU of kernel copy `level` (0 .. nlevels-1): "x86-64-v3" for 1 in
+ * the portable default; NULL with one copy (the module's own CPU). */
+const char *ts_cg_module_level_cpu(const ts_cg_module *m, uint32_t level);
+/* Has fn built for copy `level`'s CPU: its "target-cpu" (the loop
+ * vectoriser and the backend read it per function), for x86-64-v4 also
+ * "prefer-vector-width"="512" (LLVM's v4 prefers 256-bit vectors; 512 runs
+ * elementwise_chain twice as fast on Zen 4, as --cpu native does); nothing
+ * with one copy. */
+void ts_cg_module_set_level(ts_cg_module *m, LLVMValueRef fn, uint32_t level);
 /* Declares (once) an external function of the runtime. */
 LLVMValueRef ts_cg_module_extern(ts_cg_module *m, const char *name, LLVMTypeRef fnty);
 /* A private constant global `name` with initializer `init`, aligned `align`
@@ -138,6 +163,11 @@ typedef struct ts_cg_kargs {
  * lowering table lacks); the caller then runs the group through the
  * interpreter. Every output of the group must have the same sizes. */
 LLVMValueRef ts_cg_fusion_kernel(ts_cg_module *m, const ts_node *group, const char *name, ts_diag *d);
+/* The kernel once per copy of m (m->nlevels: TS_CG_LEVELS in the portable
+ * default), each for its level's CPU (ts_cg_module_set_level), named
+ * NAME.v2, NAME.v3, NAME.v4 (NAME alone with one copy), into out[]. 0 with
+ * the reason in d as ts_cg_fusion_kernel, else m->nlevels. */
+uint32_t ts_cg_fusion_kernels(ts_cg_module *m, const ts_node *group, const char *name, LLVMValueRef *out, ts_diag *d);
 /* The GPU form of the same lowering (nvptx.c; m an NVPTX module):
  * `void NAME(...)` with one parameter per group input then output (kinds
  * in param_kinds, TS_RT_CUDA_PARAM_*, when not NULL: ninputs + noutputs of

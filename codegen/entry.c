@@ -30,6 +30,8 @@
 #include <string.h>
 #include <time.h>
 
+_Static_assert(TS_CG_LEVELS == TS_RT_AOT_KERNEL_LEVELS, "codegen.h and runtime/aot.h count the kernel copies alike");
+
 static double ts_en_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -56,7 +58,7 @@ typedef struct ts_en {
   uint32_t nslots;
   uint32_t *num;        /* by node id: its number (ts_rt_aot_number_nodes) */
   uint32_t *pos;        /* by node id: its position in its block */
-  LLVMValueRef *kernel; /* by node id: the compiled fusion kernel, or NULL */
+  LLVMValueRef *kernel; /* by node id: the compiled fusion kernel's copies (a table of m->nlevels), or NULL */
   ts_cg_memplan plan;
   uint32_t maxin, maxout;
   ts_cg_stats *stats;
@@ -521,9 +523,10 @@ static bool ts_en_fusion(ts_en *e, const ts_node *n) {
     LLVMValueRef p = LLVMBuildInBoundsGEP2(e->b, e->m->t_ptr, e->pin, &idx, 1, "");
     LLVMBuildStore(e->b, ts_en_slot(e, n->outputs[j]), p);
   }
-  LLVMValueRef a[11] = {e->st,  e->ctx, ts_en_i32(e, k), e->kernel[n->id], e->pin, ts_en_i32(e, n->ninputs),
-                        ts_en_i32(e, n->noutputs), ts_en_i32(e, (uint32_t)ti->rank), sizes, gd, go};
-  ts_en_check(e, LLVMBuildCall2(e->b, e->ty_fusion, e->f_fusion, a, 11, ""));
+  LLVMValueRef a[12] = {e->st,   e->ctx, ts_en_i32(e, k), e->kernel[n->id], ts_en_i32(e, e->m->nlevels),
+                        e->pin,  ts_en_i32(e, n->ninputs), ts_en_i32(e, n->noutputs), ts_en_i32(e, (uint32_t)ti->rank),
+                        sizes,   gd,     go};
+  ts_en_check(e, LLVMBuildCall2(e->b, e->ty_fusion, e->f_fusion, a, 12, ""));
   e->stats->nkernels++;
   return true;
 }
@@ -710,8 +713,8 @@ static void ts_en_declare(ts_en *e) {
   LLVMTypeRef cst[3] = {P, I32, P};
   e->ty_const = LLVMFunctionType(V, cst, 3, 0);
   e->f_const = ts_cg_module_extern(m, "ts_rt_aot_const", e->ty_const);
-  LLVMTypeRef fu[11] = {P, P, I32, P, P, I32, I32, I32, P, P, P};
-  e->ty_fusion = LLVMFunctionType(I1, fu, 11, 0);
+  LLVMTypeRef fu[12] = {P, P, I32, P, I32, P, I32, I32, I32, P, P, P};
+  e->ty_fusion = LLVMFunctionType(I1, fu, 12, 0);
   e->f_fusion = ts_cg_module_extern(m, "ts_rt_aot_fusion", e->ty_fusion);
   LLVMTypeRef s1[1] = {P}, s2[2] = {P, P}, si[2] = {P, I64}, gb[5] = {P, P, I32, P, P};
   e->ty_slot1 = LLVMFunctionType(V, s1, 1, 0);
@@ -909,8 +912,15 @@ static bool ts_en_lower_groups(ts_en *e, const ts_block *blk) {
     snprintf(name, sizeof name, "%s.kernel%u", e->o->name, e->num[n->id]);
     ts_diag why = {0};
     why.max_errors = 1;
-    e->kernel[n->id] = ts_cg_fusion_kernel(e->m, n, name, &why);
-    if (!e->kernel[n->id])
+    /* one copy per x86-64 level in the portable default: the runtime picks
+     * one by the CPU it runs on (ts_rt_aot_fusion) from this table */
+    LLVMValueRef copies[TS_CG_LEVELS];
+    uint32_t nc = ts_cg_fusion_kernels(e->m, n, name, copies, &why);
+    if (nc) {
+      snprintf(name, sizeof name, "%s.kernels%u", e->o->name, e->num[n->id]);
+      e->kernel[n->id] = ts_cg_module_const(e->m, name, LLVMConstArray(e->m->t_ptr, copies, nc), 0);
+    }
+    if (!nc)
       ts_buf_printf(&e->stats->notes, "fusion group %u (node %u) runs in the interpreter: %s", e->stats->ninterp_groups + 1,
                     e->num[n->id], why.text.data ? why.text.data : "(no reason)\n");
     ts_diag_free(&why);

@@ -1941,6 +1941,30 @@ LLVMValueRef ts_cg_fusion_kernel(ts_cg_module *m, const ts_node *group, const ch
   return fz_build(m, group, name, NULL, NULL, d);
 }
 
+uint32_t ts_cg_fusion_kernels(ts_cg_module *m, const ts_node *group, const char *name, LLVMValueRef *out,
+                              ts_diag *d) {
+  if (m->nlevels <= 1) {
+    out[0] = fz_build(m, group, name, NULL, NULL, d);
+    return out[0] ? 1 : 0;
+  }
+  /* lowered again per copy (no function cloning in the C API); the
+   * always-inline math functions inline into each (their callers' features
+   * are a superset of the module's) */
+  for (uint32_t i = 0; i < m->nlevels; i++) {
+    const char *cpu = ts_cg_module_level_cpu(m, i), *v = strrchr(cpu, '-'); /* x86-64-v3: .v3 */
+    char nm[160];
+    snprintf(nm, sizeof nm, "%s.%s", name, v ? v + 1 : cpu);
+    out[i] = fz_build(m, group, nm, NULL, NULL, d);
+    if (!out[i]) {
+      while (i--)
+        LLVMDeleteFunction(out[i]);
+      return 0;
+    }
+    ts_cg_module_set_level(m, out[i], i);
+  }
+  return m->nlevels;
+}
+
 LLVMValueRef ts_cg_fusion_kernel_gpu(ts_cg_module *m, const ts_node *group, const char *name,
                                      const ts_cg_gpu_kernel *k, uint8_t *param_kinds, ts_diag *d) {
   return fz_build(m, group, name, k, param_kinds, d);

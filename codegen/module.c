@@ -1,6 +1,15 @@
 /* codegen/module.c: one LLVM module being generated, its context and target
  * machine; verification and LLVM's optimisation pipeline over it.
  *
+ * The default target is portable (codegen.h, ts_cg_target_opts): the module
+ * for x86-64-v2, the fused kernels once per level, each copy a function
+ * with its own "target-cpu" (ts_cg_module_set_level), in a table the
+ * runtime indexes by the CPU's level (runtime/cpu.c, detected once). Not
+ * ifuncs: those need a resolver run by glibc (its dynamic loader, or a
+ * static program's start-up code), which a bare-metal program lacks; the
+ * table costs a kernel call one indexed load, nothing next to the call
+ * through ts_rt_parallel_for.
+ *
  * Only native targets (the one LLVMInitializeNativeTarget registers) can be
  * named by a triple; cross-compiling to another architecture would need
  * LLVMInitializeAll* and is not offered. A CPU name the target does not
@@ -23,6 +32,16 @@ static void ts_cgm_init_llvm(void) {
   /* each returns 1 on failure */
   ts_cgm_init_ok = !LLVMInitializeNativeTarget() && !LLVMInitializeNativeAsmPrinter() &&
                    !LLVMInitializeNativeAsmParser();
+}
+
+/* The CPUs of the default's kernel copies, by level index (x86-64 psABI
+ * levels; runtime/cpu.c detects the same ones). */
+static const char *const ts_cgm_levels[TS_CG_LEVELS] = {"x86-64-v2", "x86-64-v3", "x86-64-v4"};
+
+/* Whether the triple names 64-bit x86 ("x86_64-pc-linux-gnu", "amd64-..."). */
+static bool ts_cgm_is_x86_64(const char *triple) {
+  size_t n = strcspn(triple, "-");
+  return (n == 6 && memcmp(triple, "x86_64", 6) == 0) || (n == 5 && memcmp(triple, "amd64", 5) == 0);
 }
 
 /* Whether the comma-separated feature list holds exactly `feat` ("+avx2"). */
@@ -64,15 +83,20 @@ bool ts_cg_module_init(ts_cg_module *m, const char *name, const ts_cg_target_opt
     return false;
   }
   bool native = o && o->cpu && strcmp(o->cpu, "native") == 0;
-  bool host_cpu = !o || !o->cpu || native;
-  /* a named CPU brings its own features: the host's would widen x86-64-v2 to AVX-512 */
-  bool host_features = host_cpu && (!o || !o->features || !*o->features);
+  bool own_features = o && o->features && *o->features;
   char *triple = o && o->triple ? NULL : LLVMGetDefaultTargetTriple();
-  char *cpu = host_cpu ? LLVMGetHostCPUName() : NULL;
-  char *features = host_features ? LLVMGetHostCPUFeatures() : NULL;
   const char *t = o && o->triple ? o->triple : triple;
-  const char *c = host_cpu ? cpu : o->cpu;
-  const char *f = host_features ? features : o->features ? o->features : "";
+  /* no --cpu: x86-64-v2 (SSE4.2 and POPCNT: Intel since Nehalem, AMD since
+   * Bulldozer), each fused kernel also built for v3 and v4 unless
+   * --features says what to build for; another architecture gets its
+   * generic CPU */
+  bool portable = !(o && o->cpu) && t && ts_cgm_is_x86_64(t);
+  /* a named CPU brings its own features: the host's would widen x86-64-v2 to AVX-512 */
+  bool host_features = native && !own_features;
+  char *cpu = native ? LLVMGetHostCPUName() : NULL;
+  char *features = host_features ? LLVMGetHostCPUFeatures() : NULL;
+  const char *c = native ? cpu : o && o->cpu ? o->cpu : portable ? ts_cgm_levels[0] : "generic";
+  const char *f = host_features ? features : own_features ? o->features : "";
   bool ok = false;
 
   LLVMTargetRef target = NULL;
@@ -102,6 +126,7 @@ bool ts_cg_module_init(ts_cg_module *m, const char *name, const ts_cg_target_opt
   LLVMDisposeMessage(layout);
   LLVMSetTarget(m->mod, t);
   m->opt_level = opt;
+  m->nlevels = portable && !own_features ? TS_CG_LEVELS : 1;
   m->vf32 = ts_cgm_has_feature(f, "+avx512f") ? 16
             : ts_cgm_has_feature(f, "+avx") || ts_cgm_has_feature(f, "+avx2") ? 8
                                                                                 : 4;
@@ -177,6 +202,21 @@ bool ts_cg_module_run_passes(ts_cg_module *m, const char *pipeline, LLVMPassBuil
     return false;
   }
   return true;
+}
+
+const char *ts_cg_module_level_cpu(const ts_cg_module *m, uint32_t level) {
+  return m->nlevels == TS_CG_LEVELS && level < TS_CG_LEVELS ? ts_cgm_levels[level] : NULL;
+}
+
+void ts_cg_module_set_level(ts_cg_module *m, LLVMValueRef fn, uint32_t level) {
+  const char *cpu = ts_cg_module_level_cpu(m, level);
+  if (!cpu)
+    return;
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateStringAttribute(m->ctx, "target-cpu", 10, cpu, (unsigned)strlen(cpu)));
+  if (level == TS_CG_LEVELS - 1)
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(m->ctx, "prefer-vector-width", 19, "512", 3));
 }
 
 LLVMValueRef ts_cg_module_extern(ts_cg_module *m, const char *name, LLVMTypeRef fnty) {

@@ -99,7 +99,8 @@ typedef struct tsaot_spec {
 typedef struct tsaot_profile_row {
   const char *op;     /* its kind: "aten::conv2d", "prim::FusionGroup", ... */
   const char *detail; /* a fusion group's ops ("mul+add+relu"); else "" */
-  int native;         /* 1: a kernel compiled into this library ran it */
+  int native;         /* nonzero: a kernel compiled into this library ran it; 2, 3, 4:
+                         its copy for x86-64-v2, v3, v4 (kernels built per level) */
   uint64_t calls;
   uint64_t ns;        /* wall-clock nanoseconds, in all */
 } tsaot_profile_row;

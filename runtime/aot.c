@@ -1776,17 +1776,26 @@ static bool ts_aot_fusion_run(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, t
                               ts_iv *const *ops, uint32_t nin, uint32_t nout, int32_t ndim, const int64_t *sizes,
                               const int32_t *out_dtypes, const int64_t *out_offs);
 
-bool ts_rt_aot_fusion(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_rt_aot_kernel_fn kernel, ts_iv *const *ops,
-                      uint32_t nin, uint32_t nout, int32_t ndim, const int64_t *sizes, const int32_t *out_dtypes,
-                      const int64_t *out_offs) {
+bool ts_rt_aot_fusion(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, const ts_rt_aot_kernel_fn *kernels,
+                      uint32_t nkernels, ts_iv *const *ops, uint32_t nin, uint32_t nout, int32_t ndim,
+                      const int64_t *sizes, const int32_t *out_dtypes, const int64_t *out_offs) {
   if (!ts_aot_node_ok(st, ctx, k))
     return false;
+  /* copies per x86-64 level: the best this CPU runs (the level is detected
+   * once per process; this is a load of it) */
+  uint32_t pick = 0;
+  int native = 1;
+  if (nkernels == TS_RT_AOT_KERNEL_LEVELS) {
+    int level = ts_rt_cpu_level();
+    pick = level >= 4 ? 2 : level == 3 ? 1 : 0;
+    native = 2 + (int)pick;
+  }
   ts_rt_profile *prof = ctx->profile;
   uint64_t t0 = prof ? ts_rt_now_ns() : 0;
   bool outer = prof && ts_rt_profile_begin(prof);
-  bool ok = ts_aot_fusion_run(st, ctx, k, kernel, ops, nin, nout, ndim, sizes, out_dtypes, out_offs);
+  bool ok = ts_aot_fusion_run(st, ctx, k, kernels[pick], ops, nin, nout, ndim, sizes, out_dtypes, out_offs);
   if (prof)
-    ts_rt_profile_end(prof, outer, k < st->m->nnodes ? st->m->nodes[k].n : NULL, t0, true);
+    ts_rt_profile_end(prof, outer, k < st->m->nnodes ? st->m->nodes[k].n : NULL, t0, st->m->gpu ? 1 : native);
   return ok;
 }
 

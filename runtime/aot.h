@@ -32,7 +32,7 @@
 
 #include <dlpack/dlpack.h>
 
-#define TS_RT_AOT_ABI 1
+#define TS_RT_AOT_ABI 2
 
 struct tsaot_profile_row; /* include/tsaot.h */
 
@@ -181,11 +181,15 @@ void ts_rt_aot_const(ts_rt_aot_state *st, uint32_t k, ts_iv *slot);
  * allocated), checks that every tensor input broadcasts to sizes, fills
  * ts_cg_kargs and runs kernel(args, begin, end) over the range through
  * ts_rt_parallel_for. ops[] are the slots of the group's inputs then its
- * outputs. */
+ * outputs. The kernel is kernels[0] when nkernels is 1 (one copy, for the
+ * CPU the library was built for); with TS_RT_AOT_KERNEL_LEVELS copies
+ * (x86-64-v2, v3, v4: tsaot's default) the best one ts_rt_cpu_level
+ * allows. */
 typedef void (*ts_rt_aot_kernel_fn)(const void *kargs, int64_t begin, int64_t end);
-bool ts_rt_aot_fusion(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_rt_aot_kernel_fn kernel, ts_iv *const *ops,
-                      uint32_t nin, uint32_t nout, int32_t ndim, const int64_t *sizes, const int32_t *out_dtypes,
-                      const int64_t *out_offs);
+#define TS_RT_AOT_KERNEL_LEVELS 3
+bool ts_rt_aot_fusion(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, const ts_rt_aot_kernel_fn *kernels,
+                      uint32_t nkernels, ts_iv *const *ops, uint32_t nin, uint32_t nout, int32_t ndim,
+                      const int64_t *sizes, const int32_t *out_dtypes, const int64_t *out_offs);
 /* *slot: release and set None. */
 void ts_rt_aot_release_slot(ts_iv *slot);
 /* *dst = *src (retained); the old *dst released. */

@@ -44,7 +44,7 @@ static bool ts_prof_grow(ts_rt_profile *p) {
   return true;
 }
 
-void ts_rt_profile_end(ts_rt_profile *p, bool outer, const ts_node *n, uint64_t t0, bool native) {
+void ts_rt_profile_end(ts_rt_profile *p, bool outer, const ts_node *n, uint64_t t0, int native) {
   p->depth--;
   if (!outer || !n)
     return;
@@ -63,7 +63,8 @@ void ts_rt_profile_end(ts_rt_profile *p, bool outer, const ts_node *n, uint64_t 
   ts_rt_prof_entry *e = &p->entries[p->index[h]];
   e->calls++;
   e->ns += dt;
-  e->native = e->native || native;
+  if (native)
+    e->native = native;
 }
 
 void ts_rt_profile_clear(ts_rt_profile *p) {

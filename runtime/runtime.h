@@ -574,7 +574,9 @@ typedef struct ts_rt_prof_entry {
   const ts_node *node;
   uint64_t calls;
   uint64_t ns;
-  bool native; /* a compiled kernel ran it (a fusion group in native code) */
+  /* 0: interpreted; 1: a compiled kernel ran it (a fusion group in native
+   * code); 2, 3, 4: its copy for x86-64-v2/v3/v4 (kernels built per level) */
+  int native;
 } ts_rt_prof_entry;
 
 typedef struct ts_rt_profile {
@@ -590,11 +592,23 @@ uint64_t ts_rt_now_ns(void);
 /* Starts timing a node: true when this is the outermost one (then call
  * ts_rt_profile_end with the start time), false inside another node. */
 static inline bool ts_rt_profile_begin(ts_rt_profile *p) { return p->depth++ == 0; }
-void ts_rt_profile_end(ts_rt_profile *p, bool outer, const ts_node *n, uint64_t t0, bool native);
+void ts_rt_profile_end(ts_rt_profile *p, bool outer, const ts_node *n, uint64_t t0, int native);
 void ts_rt_profile_clear(ts_rt_profile *p);
 void ts_rt_profile_free(ts_rt_profile *p);
 /* A node as a profile row names it: its kind ("aten::conv2d"), and for a
  * fusion group the kinds inside it in order ("mul+add+sigmoid"). */
 void ts_rt_profile_describe(const ts_node *n, ts_buf *detail);
+
+/* ------------------------------------------------------------------ cpu.c */
+
+/* The x86-64 microarchitecture level the running CPU and OS support: 4
+ * (x86-64-v4: AVX-512 F/BW/CD/DQ/VL with the OS saving ZMM state), 3
+ * (x86-64-v3: AVX2, FMA, BMI1/2, F16C, LZCNT, MOVBE, the OS saving YMM
+ * state), 2 (x86-64-v2: SSE4.2, POPCNT, CMPXCHG16B, LAHF/SAHF), 1 (less);
+ * 0 when not built for x86-64. Detected once per process (thread-safe);
+ * TSAOT_CPU_LEVEL=N in the environment lowers it to N. */
+int ts_rt_cpu_level(void);
+/* "x86-64-v3" for 3, ... */
+const char *ts_rt_cpu_level_name(int level);
 
 #endif

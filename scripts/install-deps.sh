@@ -17,6 +17,7 @@ packages=(
   libzip-dev libopenblas-dev libdlpack-dev
   python3          # /usr/bin/python3 runs lit
   python3-numpy    # ../shared/tools/conformance
+  qemu-user        # qemu-x86_64 -cpu Nehalem/Haswell: ctest portable.nehalem (skipped without it)
 )
 
 missing=()

@@ -66,7 +66,9 @@ static void ts_bench_usage(FILE *f) {
           "                     each run besides the wall clock; prints what ran where.\n"
           "                     Exit status 1 without a driver or a GPU\n"
           "  --profile          time every node and print where the time goes, per op\n"
-          "                     kind, fusion groups one by one\n"
+          "                     kind, fusion groups one by one (a native group built per\n"
+          "                     x86-64 level, tsaot's default, names the copy that ran:\n"
+          "                     x86-64-v2, v3 or v4)\n"
           "  --json             one JSON object on stdout instead of the table\n"
           "  -h, --help         this text\n"
           "\n"
@@ -75,7 +77,8 @@ static void ts_bench_usage(FILE *f) {
           "compile_s, so_bytes, arena_bytes, first_result_ms, peak_rss_bytes (the\n"
           "process that ran the compiled model once), bench_peak_rss_bytes (this one),\n"
           "outputs, max_abs_diff, bailout, and with --profile interp_profile and\n"
-          "compiled_profile (rows of op, detail, native, calls, ms per run).\n"
+          "compiled_profile (rows of op, detail, native, isa (the copy that ran, or null),\n"
+          "calls, ms per run).\n"
           "\n"
           "Exit status: 0 success, 1 a model, input or compile error, 2 a usage error.\n");
 }
@@ -454,9 +457,10 @@ static void ts_bench_prof_print(const char *title, const ts_bench_prof *p, doubl
   printf("  %8s %6s %9s  %s\n", "ms/run", "%", "calls/run", "op");
   for (int i = 0; i < p->n; i++) {
     const ts_bench_row *r = &p->rows[i];
-    printf("  %8.3f %6.1f %9.1f  %s%s%s%s%s\n", r->ms, run_ms > 0 ? 100.0 * r->ms / run_ms : 0.0, r->calls, r->op,
+    printf("  %8.3f %6.1f %9.1f  %s%s%s%s%s%s%s\n", r->ms, run_ms > 0 ? 100.0 * r->ms / run_ms : 0.0, r->calls, r->op,
            r->detail[0] ? " [" : "", r->detail, r->detail[0] ? "]" : "",
-           r->detail[0] ? (r->native ? " native" : " interpreted") : "");
+           r->detail[0] ? (r->native ? " native" : " interpreted") : "", r->native >= 2 ? " " : "",
+           r->native >= 2 ? ts_rt_cpu_level_name(r->native) : "");
   }
 }
 
@@ -482,7 +486,12 @@ static void ts_bench_prof_json(FILE *f, const ts_bench_prof *p) {
     ts_bench_json_str(f, r->op);
     fprintf(f, ", \"detail\": ");
     ts_bench_json_str(f, r->detail);
-    fprintf(f, ", \"native\": %s, \"calls\": %.2f, \"ms\": %.6f}", r->native ? "true" : "false", r->calls, r->ms);
+    fprintf(f, ", \"native\": %s, \"isa\": ", r->native ? "true" : "false");
+    if (r->native >= 2)
+      ts_bench_json_str(f, ts_rt_cpu_level_name(r->native));
+    else
+      fputs("null", f);
+    fprintf(f, ", \"calls\": %.2f, \"ms\": %.6f}", r->calls, r->ms);
   }
   fputc(']', f);
 }

@@ -17,7 +17,8 @@
  *   - ts_rt_aot_fusion with a C kernel standing for a compiled one:
  *     contiguous, broadcast and strided inputs, an output at its arena
  *     offset, a size mismatch's error; the same group through the
- *     interpreter's one-node runner. */
+ *     interpreter's one-node runner; a table of copies per x86-64 level,
+ *     of which the one for ts_rt_cpu_level's level runs. */
 #include "aot.h"
 #include "model.h"
 #include "npy.h"
@@ -615,7 +616,24 @@ static void add_relu(const void *p, int64_t begin, int64_t end) {
     }
 }
 
-static bool fusion_compiled; /* the entry calls the group as a kernel */
+/* Stand-ins for a kernel's copies per x86-64 level: each says it ran. */
+static int seen_level;
+static void add_relu_v2(const void *p, int64_t begin, int64_t end) {
+  seen_level = 2;
+  add_relu(p, begin, end);
+}
+static void add_relu_v3(const void *p, int64_t begin, int64_t end) {
+  seen_level = 3;
+  add_relu(p, begin, end);
+}
+static void add_relu_v4(const void *p, int64_t begin, int64_t end) {
+  seen_level = 4;
+  add_relu(p, begin, end);
+}
+
+/* 0: the entry runs the group in the interpreter; 1: as one compiled
+ * kernel; 2: as a table of copies for x86-64-v2, v3, v4 */
+static int fusion_compiled;
 
 static bool fusion_entry(ts_rt_aot_state *st, ts_rt_ctx *ctx, ts_iv *args, ts_iv *rets) {
   /* nodes: 0 FusionGroup, 1 mul, 2 If, 3 Constant, 4 add */
@@ -626,7 +644,11 @@ static bool fusion_entry(ts_rt_aot_state *st, ts_rt_ctx *ctx, ts_iv *args, ts_iv
     static const int64_t sizes[2] = {2, 3}, offs[1] = {0};
     static const int32_t dts[1] = {TS_DT_FLOAT32};
     ts_iv *ops[3] = {x, y, &z};
-    ok = ts_rt_aot_fusion(st, ctx, 0, add_relu, ops, 2, 1, 2, sizes, dts, offs);
+    static const ts_rt_aot_kernel_fn one[1] = {add_relu};
+    static const ts_rt_aot_kernel_fn levels[TS_RT_AOT_KERNEL_LEVELS] = {add_relu_v2, add_relu_v3, add_relu_v4};
+    bool lv = fusion_compiled == 2;
+    ok = ts_rt_aot_fusion(st, ctx, 0, lv ? levels : one, lv ? TS_RT_AOT_KERNEL_LEVELS : 1, ops, 2, 1, 2, sizes, dts,
+                          offs);
     if (ok && ts_rt_tensor_data(z.u.t) != ((ts_rt_aot_state_head *)st)->arena)
       ok = ts_rt_fail(ctx, "the group's output is not at its arena offset");
   } else {
@@ -721,11 +743,14 @@ static void test_fusion(void) {
       {false, full, 2, true, 1, 0},  {false, row, 1, true, 0, 1}, {true, full, 2, false, 0, 1},
       {false, bcast, 2, false, 0, 1}, {true, row, 1, true, 0, 1},
   };
-  for (int compiled = 0; compiled < 2; compiled++) {
+  /* the copy a CPU of this level runs: v2 below v3 too (the library's
+   * baseline; nothing older runs it at all) */
+  int level = ts_rt_cpu_level(), want_level = level >= 4 ? 4 : level == 3 ? 3 : 2;
+  for (int compiled = 0; compiled < 3; compiled++) {
     fusion_compiled = compiled;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
       float got[6] = {0}, want[6];
-      seen_contig = seen_strided = 0;
+      seen_contig = seen_strided = seen_level = 0;
       int rc = fusion_run(&desc, cases[i].transposed, cases[i].y, cases[i].yndim, cases[i].c, got);
       if (!TS_CHECK_INTEQ(rc, TSAOT_OK)) {
         fprintf(stderr, "fusion case %zu (compiled %d): %s\n", i, compiled, ts_rt_aot_last_error(&desc));
@@ -740,6 +765,7 @@ static void test_fusion(void) {
         TS_CHECK_INTEQ(seen_contig, cases[i].contig);
         TS_CHECK_INTEQ(seen_strided, cases[i].strided);
       }
+      TS_CHECK_INTEQ(seen_level, compiled == 2 ? want_level : 0);
     }
     /* y of 4 elements does not broadcast to (2, 3) */
     float got[6];
