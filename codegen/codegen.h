@@ -52,9 +52,6 @@ typedef struct ts_cg_module {
   LLVMTargetMachineRef tm;
   LLVMTargetDataRef td;
   int opt_level;
-  /* the vector width, in float32 lanes, the target prefers (8 for AVX2,
-   * 16 for AVX-512, 4 for SSE/NEON); a hint for kernels' unrolling */
-  int vf32;
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_f32, t_f64, t_ptr;
 } ts_cg_module;
 
