@@ -65,9 +65,6 @@ typedef struct ts_cg_module {
   LLVMTargetMachineRef tm;
   LLVMTargetDataRef td;
   int opt_level;
-  /* the vector width, in float32 lanes, the target prefers (8 for AVX2,
-   * 16 for AVX-512, 4 for SSE/NEON); a hint for kernels' unrolling */
-  int vf32;
   /* copies of each fused kernel: TS_CG_LEVELS in the portable default
    * (the module's own CPU is the first level's), else 1 */
   uint32_t nlevels;

@@ -15,14 +15,15 @@
  * polynomials accurate to ~1e-10, far below a float ulp, and round once at
  * the end; their vectors are half as wide. pow works in base 2, so that
  * powers of two come out exact. Measured against the double C library
- * rounded to float (tests/unit/test_cg_math.c prints it): at most 1 ulp,
- * sigmoid 2, gelu (tanh) 3, gelu (erf) 4. sigmoid and tanh divide through
- * ts_mh_fdiv_fast (a reciprocal estimate and a Newton step: 4 cheap
- * instructions for a vdivps), tanh from exp rather than expm1 above 0.55;
- * clamps are llvm.maxnum/minnum (one instruction each) and exp's
- * polynomial is evaluated by Estrin's
- * scheme: fused kernels calling several of these are bound by the latency
- * of their chains.
+ * rounded to float at x86-64-v2, v3 and v4 (tests/unit/test_cg_math.c
+ * prints it): at most 1 ulp, sigmoid 2, gelu (tanh) 3, gelu (erf) 4.
+ * Nothing relies on llvm.fmuladd fusing (x86-64-v2 has no FMA).
+ * sigmoid, tanh and the gelus divide with a true division, not a
+ * reciprocal estimate (why: "float32: tanh, sigmoid" below), tanh from exp
+ * rather than expm1 above 0.55; clamps are llvm.maxnum/minnum (one
+ * instruction each) and exp's polynomial is evaluated by Estrin's scheme:
+ * fused kernels calling several of these are bound by the latency of their
+ * chains.
  *
  * Where it does less than PyTorch (SLEEF): sinf/cosf reduce the argument
  * with a three-part pi/2 in double, exact for |x| < 2^24; above that the
@@ -33,9 +34,6 @@
  * float64 calls the C library (exp, expm1, log, ..., pow); sigmoid and the
  * gelus are built from those calls. */
 #include "codegen.h"
-
-#include <llvm-c/IRReader.h>
-#include <llvm-c/Linker.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -231,45 +229,6 @@ static LLVMValueRef ts_mh_poly6(ts_mh *h, LLVMValueRef x, const double *c) {
   return ts_mh_fma(h, ts_mh_mul(h, x2, x2), p45, ts_mh_fma(h, x2, p23, p01));
 }
 
-/* a / b for float operands where b is finite and a ~2 ulp quotient does:
- * an fdiv marked arcp ninf contract, which the x86 backend turns (for
- * vectors) into a reciprocal estimate and one Newton step with the
- * numerator folded in (an fma residual: within about an ulp), several
- * times the throughput of a divide. The LLVM 16 C API cannot set
- * fast-math flags, so the marked fdiv comes from a parsed one-line function
- * linked into the module (always inlined; the flags survive inlining).
- * Where parsing or linking fails, a plain fdiv. */
-static LLVMValueRef ts_mh_fdiv_fast(ts_mh *h, LLVMValueRef a, LLVMValueRef b) {
-  static const char name[] = "tsaot.fdiv.arcpf";
-  static const char ir[] = "define float @\"tsaot.fdiv.arcpf\"(float %a, float %b) #0 {\n"
-                           "  %r = fdiv arcp ninf contract float %a, %b\n"
-                           "  ret float %r\n"
-                           "}\n"
-                           "attributes #0 = { alwaysinline nounwind willreturn nosync nofree memory(none) }\n";
-  ts_cg_module *m = h->m;
-  LLVMValueRef f = LLVMGetNamedFunction(m->mod, name);
-  if (!f) {
-    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, sizeof ir - 1, name);
-    LLVMModuleRef tmp = NULL;
-    char *msg = NULL;
-    if (buf && !LLVMParseIRInContext(m->ctx, buf, &tmp, &msg)) { /* takes buf */
-      /* the same layout and triple: the linker warns (through the context) otherwise */
-      LLVMSetDataLayout(tmp, LLVMGetDataLayoutStr(m->mod));
-      LLVMSetTarget(tmp, LLVMGetTarget(m->mod));
-      if (!LLVMLinkModules2(m->mod, tmp)) /* takes tmp */
-        f = LLVMGetNamedFunction(m->mod, name);
-    } else {
-      LLVMDisposeMessage(msg);
-    }
-    if (f)
-      LLVMSetLinkage(f, LLVMPrivateLinkage);
-  }
-  if (!f || LLVMTypeOf(a) != m->t_f32)
-    return ts_mh_div(h, a, b);
-  LLVMValueRef args[2] = {a, b};
-  return LLVMBuildCall2(h->b, LLVMGlobalGetValueType(f), f, args, 2, "");
-}
-
 /* NaN in, the same NaN out */
 static LLVMValueRef ts_mh_keep_nan(ts_mh *h, LLVMValueRef x, LLVMValueRef r) {
   return ts_mh_sel(h, ts_mh_isnan(h, x), x, r);
@@ -309,7 +268,8 @@ static LLVMValueRef ts_mh_reduce_ln2f(ts_mh *h, LLVMValueRef x, LLVMValueRef q, 
 }
 
 /* x - q ln2 as two fmas (exp's reduction, where nothing needs what the
- * rounding lost): the first is exact as above, the second rounds once */
+ * rounding lost): the first is exact as above, fused or not; the second
+ * rounds once (twice where not fused: x86-64-v2) */
 static LLVMValueRef ts_mh_reduce_ln2f_fma(ts_mh *h, LLVMValueRef x, LLVMValueRef q) {
   LLVMValueRef r1 = ts_mh_fma(h, q, ts_mh_kf(h, -TS_MH_LN2HI_F), x);
   return ts_mh_fma(h, q, ts_mh_kf(h, -TS_MH_LN2LO_F), r1);
@@ -539,18 +499,33 @@ static LLVMValueRef ts_mh_logbf(ts_mh *h, LLVMValueRef x, double log_b_2, double
   return ts_mh_log_specials(h, x, ts_mh_ftrunc(h, r), 0.0);
 }
 
-/* ------------------------------------------------ float32: tanh, sigmoid */
+/* ------------------------------------------------ float32: tanh, sigmoid
+ * sigmoid, tanh and the gelus divide with a true division (vdivps), not
+ * with a reciprocal estimate and Newton steps (an `arcp` fdiv): what an
+ * estimate gives depends on the vector width and the CPU (rcpps, 12 bits,
+ * within 1.5 2^-12 by Intel's and AMD's manuals whatever their tables, for
+ * SSE, AVX and the 256-bit vectors of AVX-512, the epilogues of 512-bit
+ * loops included; vrcp14ps, 2^-14, for 512-bit vectors only), and one
+ * Newton step after a 12-bit one leaves up to 2.25 ulp (sigmoid was 3 ulp
+ * on AVX2 and at x86-64-v4). A second step, correct for any estimate (the
+ * residual against the exact 1 + e: half an ulp with FMA), cost 3 more
+ * instructions; on Zen 4 both were slower than vdivps, whose throughput
+ * these kernels, bound by the FMA units, do not reach (sigmoid over 4096
+ * floats in cache: 0.242 ns an element with one step, 0.286 with two,
+ * 0.205 with vdivps, 512-bit vectors; 0.486, 0.570, 0.422 at x86-64-v3). A
+ * true division is IEEE on every CPU: the quotient is within half an ulp
+ * of a / fl(1 + e). */
 
 /* tanh(|x|) = 1 - 2 / (e + 1), e = exp(2|x|), for |x| >= 0.55 (the
  * subtraction loses at most a bit there, tanh >= 0.5), tanh(10) rounding to
  * 1; a polynomial below 0.55. exp's argument lies in [0, 20]: no clamp to
- * its range, one-step scaling; the quotient is a reciprocal estimate (at
- * most 2 ulp in all, tests/unit/test_cg_math.c). */
+ * its range, one-step scaling (at most 1 ulp in all,
+ * tests/unit/test_cg_math.c). */
 static LLVMValueRef ts_mh_tanhf(ts_mh *h, LLVMValueRef x) {
   LLVMValueRef a = ts_mh_clamp(h, ts_mh_fabs(h, x), 0.0, 10.0);
   LLVMValueRef one = ts_mh_kf(h, 1.0);
   LLVMValueRef e = ts_mh_exp_core_f(h, ts_mh_add(h, a, a), TS_MH_SCALE_ONE);
-  LLVMValueRef t = ts_mh_sub(h, one, ts_mh_fdiv_fast(h, ts_mh_kf(h, 2.0), ts_mh_add(h, e, one)));
+  LLVMValueRef t = ts_mh_sub(h, one, ts_mh_div(h, ts_mh_kf(h, 2.0), ts_mh_add(h, e, one)));
   LLVMValueRef z = ts_mh_mul(h, a, a);
   LLVMValueRef small = ts_mh_fma(h, ts_mh_mul(h, a, z), ts_mh_poly(h, z, ts_mh_tanh_f, TS_MH_N(ts_mh_tanh_f)), a);
   t = ts_mh_sel(h, ts_mh_cmp(h, LLVMRealOLT, a, ts_mh_kf(h, 0.55)), small, t);
@@ -565,14 +540,11 @@ static LLVMValueRef ts_mh_sigmoid(ts_mh *h, LLVMValueRef x, LLVMValueRef e) {
   return ts_mh_div(h, num, ts_mh_add(h, one, e));
 }
 
-/* as ts_mh_sigmoid, the quotient from a reciprocal estimate (the
- * denominator is in [1, 2]); -|x| needs only the lower clamp of exp, and
- * one NaN select serves both */
+/* ts_mh_sigmoid in float: -|x| needs only the lower clamp of exp, and one
+ * NaN select serves both */
 static LLVMValueRef ts_mh_sigmoidf(ts_mh *h, LLVMValueRef x) {
-  LLVMValueRef one = ts_mh_kf(h, 1.0);
   LLVMValueRef e = ts_mh_exp_core_f(h, ts_mh_max_k(h, ts_mh_neg(h, ts_mh_fabs(h, x)), -104.0), TS_MH_SCALE_NEG);
-  LLVMValueRef num = ts_mh_sel(h, ts_mh_cmp(h, LLVMRealOGE, x, ts_mh_kf(h, 0.0)), one, e);
-  return ts_mh_keep_nan(h, x, ts_mh_fdiv_fast(h, num, ts_mh_add(h, one, e)));
+  return ts_mh_keep_nan(h, x, ts_mh_sigmoid(h, x, e));
 }
 
 /* --------------------------------------------- float32 via double: erf... */
@@ -601,12 +573,14 @@ static LLVMValueRef ts_mh_gelu_neg_inf(ts_mh *h, LLVMValueRef x, LLVMValueRef r)
   return ts_mh_sel(h, ts_mh_cmp(h, LLVMRealOEQ, x, ts_mh_k(x, -INFINITY)), ts_mh_k(x, NAN), r);
 }
 
-/* exp(y + ylo) 2^64 for a float y in [-120, 0] and a correction ylo far
- * below y's ulp (what rounding y lost): a normal float for every such y
- * (2^(q+64), q >= -174), so that a caller scaling by 2^-64 last rounds
- * only once where the result is subnormal. */
+/* exp(y + ylo) 2^64 for floats y and ylo with y + ylo in [-120, 0] and
+ * either |y| >= 1/4 (a multiple of 2^-25 then: y - q ln2 is exact) and
+ * |ylo| <= 1/8, or ylo below y's ulp (q = 0 where |y| < 1/4): a normal
+ * float for every such y (2^(q+64), q >= -174), so that a caller scaling
+ * by 2^-64 last rounds only once where the result is subnormal. q comes
+ * from y + ylo, so that the reduced argument stays within ln2/2. */
 static LLVMValueRef ts_mh_exp_x64f(ts_mh *h, LLVMValueRef y, LLVMValueRef ylo) {
-  LLVMValueRef q = ts_mh_rint(h, ts_mh_mul(h, y, ts_mh_kf(h, TS_MH_LOG2E)));
+  LLVMValueRef q = ts_mh_rint(h, ts_mh_mul(h, ts_mh_add(h, y, ylo), ts_mh_kf(h, TS_MH_LOG2E)));
   LLVMValueRef r = ts_mh_add(h, ts_mh_reduce_ln2f_fma(h, y, q), ylo);
   LLVMValueRef u = ts_mh_add(h, ts_mh_fma(h, ts_mh_mul(h, r, r), ts_mh_poly6(h, r, ts_mh_exp_f), r), ts_mh_kf(h, 1.0));
   LLVMValueRef qi = LLVMBuildFPToSI(h->b, q, h->m->t_i32, "");
@@ -615,23 +589,33 @@ static LLVMValueRef ts_mh_exp_x64f(ts_mh *h, LLVMValueRef y, LLVMValueRef ylo) {
 
 /* gelu(x) = x Phi(x), in float. |x| <= 0.75: x (1/2 + x E(x^2)). Above,
  * with a = |x|: T = a Phi(-a) = H(t) exp(-a^2/2), and gelu = -T for x < 0,
- * x - T for x > 0 (no cancellation either way). a^2 is split exactly (an
- * fma) so that exp's argument loses nothing; exp's 2^q is applied as
- * 2^(q+64) times 2^-64 after H (ts_mh_exp_x64f). Past |x| = 14.5 T rounds to 0. At most 4 ulp (measured at every
- * 61st bit pattern; the worst near x = -0.76, from rounding in H's
- * polynomial), where the double version was 1 ulp at about 4 times the
- * cost: PyTorch's own float formula cancels far worse below x = -2. */
+ * x - T for x > 0 (no cancellation either way). -a^2/2 is split into y +
+ * ylo without an fma (x86-64-v2 has none, and llvm.fmuladd then rounds
+ * twice: 63 ulp at x = -12): ah, a's upper 12 bits, squares exactly, and
+ * ylo = -(ah al + al^2/2) rounds once, a hundredth of an ulp of exp's
+ * argument; exp's 2^q is applied as 2^(q+64) times 2^-64 after H
+ * (ts_mh_exp_x64f). Past |x| = 14.5 T rounds to 0. At most 4 ulp
+ * (tests/unit/test_cg_math.c, at every ISA level; the worst near x =
+ * -0.76, from rounding in H's polynomial), where the double version was 1
+ * ulp at about 4 times the cost: PyTorch's own float formula cancels far
+ * worse below x = -2. */
 static LLVMValueRef ts_mh_gelu_erff(ts_mh *h, LLVMValueRef x) {
   LLVMValueRef a = ts_mh_fabs(h, x);
   LLVMValueRef small = ts_mh_fma(h, x, ts_mh_poly(h, ts_mh_mul(h, x, x), ts_mh_gelu_e_f, TS_MH_N(ts_mh_gelu_e_f)),
                                  ts_mh_kf(h, 0.5));
   small = ts_mh_mul(h, x, small);
   LLVMValueRef ac = ts_mh_clamp(h, a, 0.75, 14.5);
-  LLVMValueRef a2 = ts_mh_mul(h, ac, ac);
-  LLVMValueRef a2lo = ts_mh_fma(h, ac, ac, ts_mh_neg(h, a2)); /* exact */
-  LLVMValueRef y = ts_mh_mul(h, a2, ts_mh_kf(h, -0.5));        /* exact */
-  LLVMValueRef e64 = ts_mh_exp_x64f(h, y, ts_mh_mul(h, a2lo, ts_mh_kf(h, -0.5)));
-  LLVMValueRef t = ts_mh_fdiv_fast(h, ts_mh_kf(h, 1.0), ts_mh_fma(h, ac, ts_mh_kf(h, 0.5), ts_mh_kf(h, 1.0)));
+  LLVMTypeRef i32 = h->m->t_i32;
+  LLVMValueRef ah = LLVMBuildBitCast(
+      h->b, LLVMBuildAnd(h->b, LLVMBuildBitCast(h->b, ac, i32, ""), ts_mh_ki(i32, (int32_t)0xfffff000), ""),
+      h->m->t_f32, "");
+  LLVMValueRef al = ts_mh_sub(h, ac, ah); /* exact */
+  /* y: 24 bits, a multiple of 2^-25 since a >= 0.75 (what exp_x64f needs) */
+  LLVMValueRef y = ts_mh_mul(h, ts_mh_mul(h, ah, ah), ts_mh_kf(h, -0.5));
+  /* ah al and al^2/2 are exact; |ylo| < 2^-11 a^2 */
+  LLVMValueRef ylo = ts_mh_fma(h, al, ts_mh_mul(h, al, ts_mh_kf(h, -0.5)), ts_mh_neg(h, ts_mh_mul(h, ah, al)));
+  LLVMValueRef e64 = ts_mh_exp_x64f(h, y, ylo);
+  LLVMValueRef t = ts_mh_div(h, ts_mh_kf(h, 1.0), ts_mh_fma(h, ac, ts_mh_kf(h, 0.5), ts_mh_kf(h, 1.0)));
   LLVMValueRef sv = ts_mh_fma(h, t, ts_mh_kf(h, 3.3), ts_mh_kf(h, -1.4));
   LLVMValueRef H = ts_mh_poly(h, sv, ts_mh_gelu_h_f, TS_MH_N(ts_mh_gelu_h_f));
   LLVMValueRef T = ts_mh_mul(h, ts_mh_mul(h, H, e64), ts_mh_kf(h, 0x1p-64));
@@ -652,9 +636,9 @@ static LLVMValueRef ts_mh_gelu_u(ts_mh *h, LLVMValueRef x) {
  * into a float and what it lost; e = exp(-|v|) in float, with the lost
  * part added to the reduced argument and 2^q applied as 2^(q+64) until the
  * end for x < 0, so that results in the subnormals round once; the
- * quotient by 1 + e from a reciprocal estimate. Below v = -120 the result
- * rounds to -0. At most 3 ulp (measured at every 61st bit pattern, the
- * worst near x = -1.3), where the double version was 1. */
+ * quotient by 1 + e. Below v = -120 the result rounds to -0. At most 3 ulp
+ * (measured at every 61st bit pattern at each ISA level, the worst near x
+ * = -1.3), where the double version was 1. */
 static LLVMValueRef ts_mh_gelu_tanhf(ts_mh *h, LLVMValueRef x) {
   LLVMValueRef xd = ts_mh_fext(h, x);
   LLVMValueRef vd = ts_mh_neg(h, ts_mh_fabs(h, ts_mh_mul(h, ts_mh_gelu_u(h, xd), ts_mh_kd(h, 2.0))));
@@ -668,15 +652,10 @@ static LLVMValueRef ts_mh_gelu_tanhf(ts_mh *h, LLVMValueRef x) {
   LLVMValueRef e = ts_mh_mul(h, e64, ts_mh_kf(h, 0x1p-64));
   LLVMValueRef neg = ts_mh_cmp(h, LLVMRealOLT, x, ts_mh_kf(h, 0.0));
   LLVMValueRef num = ts_mh_sel(h, neg, ts_mh_mul(h, x, e64), x);
-  LLVMValueRef res = ts_mh_fdiv_fast(h, num, ts_mh_add(h, ts_mh_kf(h, 1.0), e));
+  LLVMValueRef res = ts_mh_div(h, num, ts_mh_add(h, ts_mh_kf(h, 1.0), e));
   res = ts_mh_sel(h, neg, ts_mh_mul(h, res, ts_mh_kf(h, 0x1p-64)), res);
   LLVMValueRef under = ts_mh_and(h, neg, ts_mh_cmp(h, LLVMRealOLT, y, ts_mh_kf(h, -120.0)));
   res = ts_mh_sel(h, under, ts_mh_kf(h, -0.0), res);
-  /* +-0 and +inf are their own results: the estimate's Newton step loses
-   * the sign of a zero quotient and makes inf NaN */
-  LLVMValueRef same = ts_mh_or(h, ts_mh_cmp(h, LLVMRealOEQ, x, ts_mh_kf(h, 0.0)),
-                               ts_mh_cmp(h, LLVMRealOEQ, x, ts_mh_kf(h, INFINITY)));
-  res = ts_mh_sel(h, same, x, res);
   return ts_mh_keep_nan(h, x, ts_mh_gelu_neg_inf(h, x, res));
 }
 

@@ -44,19 +44,6 @@ static bool ts_cgm_is_x86_64(const char *triple) {
   return (n == 6 && memcmp(triple, "x86_64", 6) == 0) || (n == 5 && memcmp(triple, "amd64", 5) == 0);
 }
 
-/* Whether the comma-separated feature list holds exactly `feat` ("+avx2"). */
-static bool ts_cgm_has_feature(const char *list, const char *feat) {
-  size_t n = strlen(feat);
-  for (const char *p = list; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len == n && memcmp(p, feat, n) == 0)
-      return true;
-    p = end ? end + 1 : NULL;
-  }
-  return false;
-}
-
 static LLVMCodeGenOptLevel ts_cgm_cg_level(int opt) {
   switch (opt) {
   case 0:
@@ -127,9 +114,6 @@ bool ts_cg_module_init(ts_cg_module *m, const char *name, const ts_cg_target_opt
   LLVMSetTarget(m->mod, t);
   m->opt_level = opt;
   m->nlevels = portable && !own_features ? TS_CG_LEVELS : 1;
-  m->vf32 = ts_cgm_has_feature(f, "+avx512f") ? 16
-            : ts_cgm_has_feature(f, "+avx") || ts_cgm_has_feature(f, "+avx2") ? 8
-                                                                                : 4;
   m->t_void = LLVMVoidTypeInContext(m->ctx);
   m->t_i1 = LLVMInt1TypeInContext(m->ctx);
   m->t_i8 = LLVMInt8TypeInContext(m->ctx);

@@ -7,13 +7,20 @@
  *   memcpy(&f, &p, sizeof f);
  *   ts_test_jit_free(j);
  *
- * The module is moved into the JIT's own context as bitcode (a
- * ts_cg_module owns its LLVMContext, which a ThreadSafeContext cannot
- * adopt through the C API); the JIT compiles with the module's target
- * machine. Symbols the module declares resolve against the process
- * (libm, libc, shared libraries); functions linked statically into the test
- * program are not in its dynamic symbol table: give their addresses with
- * ts_test_jit_define before the first lookup.
+ * The module's own target machine compiles it to an object file, and the
+ * JIT links that object: what runs is exactly the code the module's CPU
+ * and features give (a module for x86-64-v2 runs SSE code on an AVX-512
+ * host), never code the JIT would pick for the host. In two steps, to look
+ * at the code before running it (or instead, where the host cannot):
+ *
+ *   LLVMMemoryBufferRef obj = ts_test_jit_compile(&m, &err);  // m consumed
+ *   const uint8_t *code = ts_test_obj_function(obj, "f", &size);
+ *   ts_test_jit *j = ts_test_jit_load(obj, &err);             // obj taken
+ *
+ * Symbols the object needs resolve against the process (libm, libc, shared
+ * libraries); functions linked statically into the test program are not in
+ * its dynamic symbol table: give their addresses with ts_test_jit_define
+ * before the first lookup.
  *
  * Header only, static inline functions: include it in one test program. */
 #ifndef TS_TEST_CG_JIT_H
@@ -23,10 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <llvm-c/BitReader.h>
-#include <llvm-c/BitWriter.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
+#include <llvm-c/Object.h>
 #include <llvm-c/Orc.h>
 
 #include "codegen.h"
@@ -69,66 +75,105 @@ static inline void ts_test_jit_free(ts_test_jit *j) {
   free(j);
 }
 
-/* A JIT holding module m (disposed here, success or not). NULL with the
- * reason in *err (to free) on failure. */
-static inline ts_test_jit *ts_test_jit_new(ts_cg_module *m, char **err) {
+/* Module m compiled by its own target machine into an object file (m is
+ * disposed here, success or not). NULL with the reason in *err (to free)
+ * on failure. */
+static inline LLVMMemoryBufferRef ts_test_jit_compile(ts_cg_module *m, char **err) {
   if (err)
     *err = NULL;
-  LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(m->mod);
-  LLVMTargetMachineRef tm = m->tm;
-  m->tm = NULL; /* the JIT's target machine builder takes it */
+  LLVMMemoryBufferRef obj = NULL;
+  char *msg = NULL;
+  if (LLVMTargetMachineEmitToMemoryBuffer(m->tm, m->mod, LLVMObjectFile, &msg, &obj)) {
+    ts_test_jit_set_err(err, msg ? msg : "cannot emit the object");
+    obj = NULL;
+  }
+  LLVMDisposeMessage(msg);
   ts_cg_module_dispose(m);
+  return obj;
+}
+
+/* A JIT holding object obj (taken, success or not). NULL with the reason
+ * in *err (to free) on failure. */
+static inline ts_test_jit *ts_test_jit_load(LLVMMemoryBufferRef obj, char **err) {
+  if (err)
+    *err = NULL;
   ts_test_jit *j = calloc(1, sizeof *j);
-  if (!bc || !j) {
+  if (!obj || !j) {
     ts_test_jit_set_err(err, "out of memory");
-    if (bc)
-      LLVMDisposeMemoryBuffer(bc);
-    if (tm)
-      LLVMDisposeTargetMachine(tm);
+    if (obj)
+      LLVMDisposeMemoryBuffer(obj);
     free(j);
     return NULL;
   }
-
-  LLVMOrcLLJITBuilderRef jb = LLVMOrcCreateLLJITBuilder();
-  if (tm)
-    LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(jb, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
-  LLVMErrorRef e = LLVMOrcCreateLLJIT(&j->jit, jb); /* consumes jb */
+  /* the host's JIT target machine builder: the JIT compiles nothing */
+  LLVMErrorRef e = LLVMOrcCreateLLJIT(&j->jit, NULL);
   if (e) {
     j->jit = NULL;
     ts_test_jit_error(e, "LLJIT", err);
+    LLVMDisposeMemoryBuffer(obj);
     goto fail;
   }
-
   LLVMOrcDefinitionGeneratorRef gen = NULL;
   e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(j->jit), NULL, NULL);
   if (e) {
     ts_test_jit_error(e, "process symbols", err);
+    LLVMDisposeMemoryBuffer(obj);
     goto fail;
   }
   LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(j->jit);
   LLVMOrcJITDylibAddGenerator(jd, gen);
-
-  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-  LLVMModuleRef mod = NULL;
-  if (LLVMParseBitcodeInContext2(LLVMOrcThreadSafeContextGetContext(tsc), bc, &mod)) {
-    LLVMOrcDisposeThreadSafeContext(tsc);
-    ts_test_jit_set_err(err, "cannot read the module's bitcode back");
-    goto fail;
-  }
-  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsc);
-  LLVMOrcDisposeThreadSafeContext(tsc); /* the module keeps it alive */
-  e = LLVMOrcLLJITAddLLVMIRModule(j->jit, jd, tsm);
+  e = LLVMOrcLLJITAddObjectFile(j->jit, jd, obj); /* takes obj */
   if (e) {
-    LLVMOrcDisposeThreadSafeModule(tsm);
-    ts_test_jit_error(e, "adding the module", err);
+    ts_test_jit_error(e, "adding the object", err);
     goto fail;
   }
-  LLVMDisposeMemoryBuffer(bc);
   return j;
 fail:
-  LLVMDisposeMemoryBuffer(bc);
   ts_test_jit_free(j);
   return NULL;
+}
+
+/* A JIT holding module m (disposed here, success or not), compiled by the
+ * module's target machine. NULL with the reason in *err (to free) on
+ * failure. */
+static inline ts_test_jit *ts_test_jit_new(ts_cg_module *m, char **err) {
+  LLVMMemoryBufferRef obj = ts_test_jit_compile(m, err);
+  return obj ? ts_test_jit_load(obj, err) : NULL;
+}
+
+/* The machine code of function `name` in object obj, as the object holds
+ * it (before relocation), and its size in *size; NULL where the object has
+ * no such symbol. The bytes live as long as obj. */
+static inline const uint8_t *ts_test_obj_function(LLVMMemoryBufferRef obj, const char *name, uint64_t *size) {
+  *size = 0;
+  char *msg = NULL;
+  LLVMBinaryRef bin = LLVMCreateBinary(obj, NULL, &msg); /* obj stays ours */
+  LLVMDisposeMessage(msg);
+  if (!bin)
+    return NULL;
+  const uint8_t *code = NULL;
+  LLVMSymbolIteratorRef sym = LLVMObjectFileCopySymbolIterator(bin);
+  LLVMSectionIteratorRef sec = LLVMObjectFileCopySectionIterator(bin);
+  for (; sym && sec && !LLVMObjectFileIsSymbolIteratorAtEnd(bin, sym); LLVMMoveToNextSymbol(sym)) {
+    const char *sn = LLVMGetSymbolName(sym);
+    if (!sn || strcmp(sn, name) != 0)
+      continue;
+    LLVMMoveToContainingSection(sec, sym);
+    if (LLVMObjectFileIsSectionIteratorAtEnd(bin, sec))
+      break;
+    uint64_t off = LLVMGetSymbolAddress(sym) - LLVMGetSectionAddress(sec);
+    if (off + LLVMGetSymbolSize(sym) <= LLVMGetSectionSize(sec)) {
+      code = (const uint8_t *)LLVMGetSectionContents(sec) + off;
+      *size = LLVMGetSymbolSize(sym);
+    }
+    break;
+  }
+  if (sec)
+    LLVMDisposeSectionIterator(sec);
+  if (sym)
+    LLVMDisposeSymbolIterator(sym);
+  LLVMDisposeBinary(bin);
+  return code;
 }
 
 /* Makes `name` (as the module declares it) resolve to addr; before the
