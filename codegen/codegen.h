@@ -36,6 +36,7 @@
 
 #include "cuda.h" /* the GPU kernel table the runtime reads (nvptx.c) */
 #include "ir.h"
+#include "passes.h" /* ts_pass_form: the argument forms of a specialisation */
 
 /* ---------------------------------------------------------------- module.c */
 
@@ -305,6 +306,16 @@ typedef struct ts_cg_options {
   size_t archive_len;
   /* compile-time budget (ts_pass_env's): checked before each fusion group */
   double deadline, time_limit;
+  /* forward's arguments after self as callers pass them (include/tsaot.h's
+   * slots): nargs names and declared types; arg_types NULL: the graph's
+   * inputs after self are the arguments */
+  uint32_t nargs;
+  const char *const *arg_names;
+  const ts_type *const *arg_types;
+  /* the example forms of a specialisation (ts_pass_spec_leaves made the
+   * graph take their leaves; the fallback graph takes the arguments);
+   * NULL: the graph takes the arguments */
+  const ts_pass_form *const *arg_forms;
 } ts_cg_options;
 
 /* What a compile produced, for the tool's summary. */
@@ -320,6 +331,7 @@ typedef struct ts_cg_stats {
   bool interp_only;       /* the graph runs in the embedded interpreter only */
   double t_codegen, t_llvm_opt, t_emit, t_link; /* seconds */
   ts_buf specs;           /* "input 0: f32[1, 3, 8, 8]\n..." for the header */
+  int32_t num_inputs;     /* NAME_num_inputs: the input slots, -1 when they vary */
   ts_buf notes;           /* what was not compiled and why, a line each */
 } ts_cg_stats;
 

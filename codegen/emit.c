@@ -113,6 +113,10 @@ bool ts_cg_write_header(const char *path, const char *name, uint64_t arena_size,
     s += len + (nl != NULL);
   }
   fprintf(f, " */\n\n");
+  if (st->num_inputs >= 0)
+    fprintf(f, "/* The input slots of the specialisation (%s_num_inputs() returns the same). */\n"
+               "#define %s_NUM_INPUTS %d\n\n",
+            name, name, (int)st->num_inputs);
   fprintf(f, "/* Bytes %s_run_static needs (%s_arena_size() returns the same). */\n", name, name);
   fprintf(f, "#define %s_ARENA_SIZE %lluu\n\n", name, (unsigned long long)arena_size);
   fprintf(f, "#ifdef __cplusplus\nextern \"C\" {\n#endif\nTSAOT_DECLARE_MODEL(%s)\n#ifdef __cplusplus\n}\n#endif\n\n", name);

@@ -23,6 +23,7 @@
 
 #include "aot.h"
 #include "passes.h"
+#include "tsaot.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -279,13 +280,16 @@ static LLVMValueRef ts_en_tconst_table(ts_en *e, const ts_en_weights *w) {
 
 typedef struct ts_en_spec {
   int32_t kind, dtype, ndim;
+  uint32_t nsizes; /* ndim; a list's length: 1 */
   int64_t *sizes;
+  char *path;      /* input specs of an argument that is not one plain slot: "xs[1]" */
 } ts_en_spec;
 
 typedef struct ts_en_specs {
   ts_en_spec *v;
   uint32_t n, cap;
   bool dynamic; /* a list, an optional, ...: the output count is not static */
+  bool oom;
 } ts_en_specs;
 
 static bool ts_en_spec_push(ts_en_specs *s, int32_t kind, int32_t dtype, int32_t ndim, const int64_t *sizes) {
@@ -293,29 +297,33 @@ static bool ts_en_spec_push(ts_en_specs *s, int32_t kind, int32_t dtype, int32_t
     uint32_t cap = s->cap ? s->cap * 2 : 8;
     ts_en_spec *nv = realloc(s->v, cap * sizeof *nv);
     if (!nv)
-      return false;
+      return !(s->oom = true);
     s->v = nv;
     s->cap = cap;
   }
   ts_en_spec *p = &s->v[s->n++];
-  *p = (ts_en_spec){kind, dtype, ndim, NULL};
-  if (ndim > 0) {
-    if (!(p->sizes = malloc((size_t)ndim * sizeof *p->sizes)))
-      return false;
-    for (int32_t i = 0; i < ndim; i++)
+  uint32_t nsizes = (kind & TSAOT_SPEC_KIND_MASK) == TSAOT_SPEC_LENGTH ? 1 : ndim > 0 ? (uint32_t)ndim : 0;
+  *p = (ts_en_spec){kind, dtype, ndim, nsizes, NULL, NULL};
+  if (nsizes) {
+    if (!(p->sizes = malloc(nsizes * sizeof *p->sizes)))
+      return !(s->oom = true);
+    for (uint32_t i = 0; i < nsizes; i++)
       p->sizes[i] = sizes && sizes[i] >= 0 ? sizes[i] : -1;
   }
   return true;
 }
 
 static void ts_en_specs_free(ts_en_specs *s) {
-  for (uint32_t i = 0; i < s->n; i++)
+  for (uint32_t i = 0; i < s->n; i++) {
     free(s->v[i].sizes);
+    free(s->v[i].path);
+  }
   free(s->v);
 }
 
-/* One input: a tensor (dtype -1 when not fixed), an int, float or bool. */
-static bool ts_en_spec_of(ts_en_specs *s, const ts_type *t, bool output) {
+/* One output: a tensor (dtype -1 when not fixed), an int, float or bool;
+ * a tuple element by element. */
+static bool ts_en_spec_of(ts_en_specs *s, const ts_type *t) {
   switch (t->kind) {
   case TS_TY_TENSOR: {
     const ts_tensor_info *ti = t->tensor;
@@ -330,17 +338,12 @@ static bool ts_en_spec_of(ts_en_specs *s, const ts_type *t, bool output) {
   case TS_TY_BOOL:
     return ts_en_spec_push(s, 3, TS_DT_BOOL, 0, NULL);
   case TS_TY_TUPLE:
-    if (output) {
-      for (uint32_t i = 0; i < t->n; i++)
-        if (!ts_en_spec_of(s, t->elems[i], true))
-          return false;
-      return true;
-    }
-    break;
+    for (uint32_t i = 0; i < t->n; i++)
+      if (!ts_en_spec_of(s, t->elems[i]))
+        return false;
+    return true;
   case TS_TY_NONE:
-    if (output)
-      return true; /* None writes nothing */
-    break;
+    return true; /* None writes nothing */
   default:
     break;
   }
@@ -348,25 +351,259 @@ static bool ts_en_spec_of(ts_en_specs *s, const ts_type *t, bool output) {
   return true;
 }
 
+/* The input spec of a leaf slot: `decl` the argument's declared type (an
+ * Optional gets the flag), `t` the compiled graph's type of the value. */
+static bool ts_en_spec_leaf(ts_en_specs *s, const ts_type *decl, const ts_type *t, int32_t flags) {
+  if (decl->kind == TS_TY_OPTIONAL)
+    flags |= TSAOT_SPEC_OPTIONAL;
+  while (decl->kind == TS_TY_OPTIONAL)
+    decl = decl->elems[0];
+  while (t->kind == TS_TY_OPTIONAL)
+    t = t->elems[0];
+  static const int64_t any = -1;
+  switch (decl->kind) {
+  case TS_TY_INT:
+  case TS_TY_SYMINT:
+    return ts_en_spec_push(s, TSAOT_SPEC_INT | flags, TS_DT_INT64, 0, NULL);
+  case TS_TY_FLOAT:
+  case TS_TY_NUMBER: /* any 0-d number: described as a float */
+    return ts_en_spec_push(s, TSAOT_SPEC_FLOAT | flags, TS_DT_FLOAT64, 0, NULL);
+  case TS_TY_BOOL:
+    return ts_en_spec_push(s, TSAOT_SPEC_BOOL | flags, TS_DT_BOOL, 0, NULL);
+  case TS_TY_STR:
+    return ts_en_spec_push(s, TSAOT_SPEC_STR | flags, TS_DT_UINT8, 1, &any);
+  case TS_TY_LIST: {
+    ts_type_kind ek = decl->elems[0]->kind;
+    ts_dtype dt = ek == TS_TY_INT ? TS_DT_INT64 : ek == TS_TY_FLOAT ? TS_DT_FLOAT64 : TS_DT_BOOL;
+    return ts_en_spec_push(s, TSAOT_SPEC_LIST | flags, dt, 1, &any);
+  }
+  default: {
+    const ts_tensor_info *ti = t->kind == TS_TY_TENSOR ? t->tensor : NULL;
+    if (!ti)
+      return ts_en_spec_push(s, TSAOT_SPEC_TENSOR | flags, -1, -1, NULL);
+    return ts_en_spec_push(s, TSAOT_SPEC_TENSOR | flags, ti->dtype, ti->sizes ? ti->rank : -1, ti->sizes);
+  }
+  }
+}
+
+/* Walks an argument's specs: its declared type, its name for the specs'
+ * paths, the compiled graph's inputs for its leaves. */
+typedef struct ts_en_argw {
+  ts_en_specs *s;
+  ts_graph *g;
+  uint32_t leaf;     /* the next graph input a leaf takes */
+  bool named;        /* the argument is not one plain slot: paths */
+  const char *name;
+  uint32_t arg, depth;
+  uint32_t idx[TS_RT_IO_MAX_DEPTH + 1];
+} ts_en_argw;
+
+static bool ts_en_argw_path(ts_en_argw *w) {
+  if (!w->named || w->s->oom)
+    return !w->s->oom;
+  char buf[160];
+  ts_rt_io_path(buf, sizeof buf, w->name, w->arg, w->idx, w->depth);
+  if (!(w->s->v[w->s->n - 1].path = strdup(buf)))
+    return !(w->s->oom = true);
+  return true;
+}
+
+/* The specs of a specialisation's argument: its form (ts_pass_spec_leaves);
+ * `flags` TSAOT_SPEC_OPTIONAL for the first slot of an Optional's value. */
+static bool ts_en_specs_form(ts_en_argw *w, const ts_pass_form *f, const ts_type *decl, int32_t flags) {
+  if (decl->kind == TS_TY_OPTIONAL)
+    flags |= TSAOT_SPEC_OPTIONAL;
+  const ts_type *u = decl;
+  while (u->kind == TS_TY_OPTIONAL)
+    u = u->elems[0];
+  bool ok = true;
+  switch (f->kind) {
+  case TS_PASS_FORM_NONE:
+    return ts_en_spec_push(w->s, TSAOT_SPEC_NONE | TSAOT_SPEC_OPTIONAL, TS_DT_NONE, 0, NULL) && ts_en_argw_path(w);
+  case TS_PASS_FORM_LEAF:
+    if (w->leaf >= ts_block_ninputs(w->g->block))
+      return false;
+    return ts_en_spec_leaf(w->s, u, ts_block_input(w->g->block, w->leaf++)->type, flags) && ts_en_argw_path(w);
+  case TS_PASS_FORM_LIST: {
+    int64_t n = f->n;
+    ok = ts_en_spec_push(w->s, TSAOT_SPEC_LENGTH | flags, TS_DT_INT64, 0, &n) && ts_en_argw_path(w);
+    flags = 0;
+    break;
+  }
+  case TS_PASS_FORM_TUPLE:
+    break;
+  }
+  uint32_t d = w->depth++;
+  for (uint32_t i = 0; i < f->n && ok; i++) {
+    w->idx[d] = i;
+    ok = ts_en_specs_form(w, &f->elems[i], f->kind == TS_PASS_FORM_TUPLE ? u->elems[i] : u->elems[0], i ? 0 : flags);
+  }
+  w->depth = d;
+  return ok;
+}
+
+/* The template specs of an argument of type t compiled without an
+ * example (t: the compiled graph's input type, refinements and all). */
+static bool ts_en_specs_template(ts_en_argw *w, const ts_type *t, int32_t flags) {
+  if (t->kind == TS_TY_OPTIONAL)
+    flags |= TSAOT_SPEC_OPTIONAL | TS_RT_AOT_SPEC_OPEN;
+  while (t->kind == TS_TY_OPTIONAL)
+    t = t->elems[0];
+  if (ts_rt_io_leaf(t))
+    return ts_en_spec_leaf(w->s, t, t, flags) && ts_en_argw_path(w);
+  bool ok = true;
+  uint32_t d = w->depth;
+  if (t->kind == TS_TY_LIST) {
+    static const int64_t any = -1;
+    ok = ts_en_spec_push(w->s, TSAOT_SPEC_LENGTH | flags, TS_DT_INT64, 0, &any) && ts_en_argw_path(w);
+    w->idx[w->depth++] = 0;
+    ok = ok && ts_en_specs_template(w, t->elems[0], 0);
+  } else {
+    w->depth++;
+    for (uint32_t i = 0; i < t->n && ok; i++) {
+      w->idx[d] = i;
+      /* the flag goes on the first slot: None stands for them all */
+      ok = ts_en_specs_template(w, t->elems[i], i ? 0 : flags);
+    }
+  }
+  w->depth = d;
+  return ok;
+}
+
 static void ts_en_spec_text(ts_buf *b, const ts_en_spec *sp) {
-  static const char *const kinds[] = {"Tensor", "int", "float", "bool"};
-  if (sp->kind != 0) {
-    ts_buf_puts(b, kinds[sp->kind]);
-    return;
-  }
-  ts_buf_puts(b, sp->dtype >= 0 ? ts_dtype_name((ts_dtype)sp->dtype) : "Tensor");
-  if (sp->ndim < 0) {
-    ts_buf_puts(b, "[...]");
-    return;
-  }
-  ts_buf_putc(b, '[');
-  for (int32_t i = 0; i < sp->ndim; i++) {
-    if (sp->sizes[i] >= 0)
-      ts_buf_printf(b, "%s%lld", i ? ", " : "", (long long)sp->sizes[i]);
+  static const char *const kinds[] = {"Tensor", "int", "float", "bool", "None (TSAOT_NONE)"};
+  int kind = sp->kind & TSAOT_SPEC_KIND_MASK;
+  if (kind == TSAOT_SPEC_LENGTH) {
+    if (sp->sizes[0] >= 0)
+      ts_buf_printf(b, "a list's length, %lld (a 0-d int64)", (long long)sp->sizes[0]);
     else
-      ts_buf_printf(b, "%s?", i ? ", " : "");
+      ts_buf_puts(b, "a list's length (a 0-d int64; the specs of one element follow)");
+  } else if (kind == TSAOT_SPEC_STR) {
+    ts_buf_puts(b, "str (a 1-d uint8 tensor of UTF-8)");
+  } else if (kind == TSAOT_SPEC_LIST) {
+    ts_buf_printf(b, "List[%s] (a 1-d %s tensor)",
+                  sp->dtype == TS_DT_INT64 ? "int" : sp->dtype == TS_DT_FLOAT64 ? "float" : "bool",
+                  ts_dtype_name((ts_dtype)sp->dtype));
+  } else if (kind != TSAOT_SPEC_TENSOR) {
+    ts_buf_puts(b, kinds[kind < 5 ? kind : 0]);
+  } else {
+    ts_buf_puts(b, sp->dtype >= 0 ? ts_dtype_name((ts_dtype)sp->dtype) : "Tensor");
+    if (sp->ndim < 0) {
+      ts_buf_puts(b, "[...]");
+    } else {
+      ts_buf_putc(b, '[');
+      for (int32_t i = 0; i < sp->ndim; i++) {
+        if (sp->sizes[i] >= 0)
+          ts_buf_printf(b, "%s%lld", i ? ", " : "", (long long)sp->sizes[i]);
+        else
+          ts_buf_printf(b, "%s?", i ? ", " : "");
+      }
+      ts_buf_putc(b, ']');
+    }
   }
-  ts_buf_putc(b, ']');
+  if ((sp->kind & TSAOT_SPEC_OPTIONAL) && kind != TSAOT_SPEC_NONE)
+    ts_buf_puts(b, (sp->kind & TS_RT_AOT_SPEC_OPEN) ? ", or None" : "; None runs in the interpreter");
+}
+
+/* The input specs, the signature ("name: type\n" per argument, aot.h)
+ * and the slot count (-1: it varies), with the specs' text in the stats:
+ * "input 0: Float[4, 16]", and for an argument that is not one plain slot
+ * "input 3 (key_padding_mask): None (TSAOT_NONE)". */
+static bool ts_en_inputs(ts_en *e, ts_en_specs *ins, ts_buf *sig, int32_t *nslots) {
+  const ts_cg_options *o = e->o;
+  ts_graph *g = e->g;
+  ts_buf *text = &e->stats->specs;
+  bool has_self = ts_block_ninputs(g->block) && ts_block_input(g->block, 0)->type->kind == TS_TY_CLASS;
+  uint32_t nargs = o->arg_types ? o->nargs : ts_block_ninputs(g->block) - has_self;
+  if (o->arg_forms && (!o->arg_types || !has_self)) {
+    ts_diag_error(e->d, "internal error: argument forms without their types, or a graph without self");
+    return false;
+  }
+  bool fixed = true;
+  ts_en_argw w = {.s = ins, .g = g, .leaf = 1};
+  ts_buf_puts(text, "forward(");
+  for (uint32_t k = 0; k < nargs; k++) {
+    const ts_value *in = o->arg_types ? NULL : ts_block_input(g->block, has_self + k);
+    const ts_type *decl = in ? in->type : o->arg_types[k];
+    const char *name = in ? in->name : o->arg_names ? o->arg_names[k] : NULL;
+    if (name && strpbrk(name, ":\n"))
+      name = NULL;
+    char shown[160];
+    ts_rt_io_path(shown, sizeof shown, name, k, NULL, 0);
+    ts_buf why = {0};
+    bool ok = ts_rt_io_passable(decl, &why);
+    if (!ok) {
+      ts_buf tn = {0};
+      ts_type_print(&tn, decl);
+      ts_diag_error(e->d, "forward's argument %u (%s) of type %s cannot cross the C ABI: %s", k + 1, shown,
+                    tn.data ? tn.data : "?", why.data ? why.data : "out of memory");
+      ts_buf_free(&tn);
+    }
+    ts_buf_free(&why);
+    if (!ok)
+      return false;
+    /* the runtime reads the type back with ts_type_parse: it must come
+     * back the same */
+    ts_buf tt = {0};
+    ts_type_print(&tt, decl);
+    ts_arena ta;
+    ts_arena_init(&ta, 0);
+    ts_diag td = {0};
+    td.max_errors = 1;
+    const ts_type *back = tt.failed ? NULL : ts_type_parse(&ta, tt.data ? tt.data : "", tt.len, &td);
+    ok = back && ts_type_equal(back, decl);
+    if (!ok && !tt.failed)
+      ts_diag_error(e->d, "forward's argument %u (%s) of type %s does not read back from its text", k + 1, shown,
+                    tt.data ? tt.data : "?");
+    ts_diag_free(&td);
+    ts_arena_release(&ta);
+    bool oom = tt.failed;
+    ts_buf_printf(sig, "%s: %s\n", name ? name : "", tt.data ? tt.data : "");
+    ts_buf_free(&tt);
+    if (!ok)
+      return oom ? ts_en_oom(e) : false;
+    ts_buf_printf(text, "%s%s: ", k ? ", " : "", shown);
+    ts_type_print(text, decl);
+    w.named = decl->kind == TS_TY_OPTIONAL || decl->kind == TS_TY_STR || !ts_rt_io_leaf(decl);
+    w.name = name;
+    w.arg = k;
+    w.depth = 0;
+    if (o->arg_forms) {
+      ok = ts_en_specs_form(&w, o->arg_forms[k], decl, 0);
+    } else {
+      /* compiled without an example: what the graph's input type says */
+      const ts_type *t = in ? in->type : ts_block_input(g->block, has_self + k)->type;
+      ok = ts_en_specs_template(&w, t, 0);
+      fixed = fixed && ts_rt_io_template_slots(t) == 1 && (t->kind != TS_TY_OPTIONAL || ts_rt_io_leaf(t));
+    }
+    if (!ok) {
+      if (!ins->oom)
+        ts_diag_error(e->d, "internal error: argument %u's form does not fit the compiled graph's inputs", k + 1);
+      return ins->oom ? ts_en_oom(e) : false;
+    }
+  }
+  ts_buf_puts(text, ")\n");
+  if (o->arg_forms && w.leaf != ts_block_ninputs(g->block)) {
+    ts_diag_error(e->d, "internal error: the forms have %u leaves, the compiled graph %u inputs", w.leaf - 1,
+                  ts_block_ninputs(g->block) - 1);
+    return false;
+  }
+  *nslots = fixed ? (int32_t)ins->n : -1;
+  e->stats->num_inputs = *nslots;
+  if (!fixed)
+    ts_buf_puts(text, "inputs: how many depends on the values (a list or an Optional compiled without an "
+                      "example); the specs below are of one form, a list's with one element\n");
+  for (uint32_t i = 0; i < ins->n; i++) {
+    ts_buf_printf(text, "input %u", i);
+    if (ins->v[i].path)
+      ts_buf_printf(text, " (%s)", ins->v[i].path);
+    ts_buf_puts(text, ": ");
+    ts_en_spec_text(text, &ins->v[i]);
+    ts_buf_putc(text, '\n');
+  }
+  if (sig->failed || text->failed)
+    return ts_en_oom(e);
+  return true;
 }
 
 /* The spec table: { i32 kind, i32 dtype, i32 ndim, ptr sizes } per entry. */
@@ -381,9 +618,9 @@ static LLVMValueRef ts_en_spec_table(ts_en *e, const ts_en_specs *s, const char 
   for (uint32_t i = 0; i < s->n; i++) {
     const ts_en_spec *sp = &s->v[i];
     LLVMValueRef sz = LLVMConstNull(m->t_ptr);
-    if (sp->ndim > 0) {
+    if (sp->nsizes) {
       snprintf(name, sizeof name, "%s.%s%u.sizes", e->o->name, what, i);
-      sz = ts_en_global_i64s(e, name, sp->sizes, (uint32_t)sp->ndim);
+      sz = ts_en_global_i64s(e, name, sp->sizes, sp->nsizes);
     }
     LLVMValueRef f[4] = {ts_en_i32(e, (uint32_t)sp->kind), ts_en_i32(e, (uint32_t)sp->dtype),
                          ts_en_i32(e, (uint32_t)sp->ndim), sz};
@@ -935,6 +1172,8 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
   ts_buf gtext = {0}, ftext = {0};
   ts_en_weights w = {0};
   ts_en_specs ins = {0}, outs = {0};
+  ts_buf sig = {0};
+  int32_t nslots = 0;
   ts_node **tcn = NULL;
   bool ok = false;
   LLVMTypeRef ivf[2] = {m->t_i64, m->t_i32};
@@ -985,26 +1224,13 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
   stats->nnodes = nn;
 
   /* specs */
-  bool has_self = ts_block_ninputs(g->block) && ts_block_input(g->block, 0)->type->kind == TS_TY_CLASS;
-  for (uint32_t i = has_self; i < ts_block_ninputs(g->block); i++)
-    if (!ts_en_spec_of(&ins, ts_block_input(g->block, i)->type, false)) {
-      ts_en_oom(&e);
-      goto out;
-    }
-  if (ins.dynamic) {
-    ts_diag_error(d, "forward takes an argument that is not a tensor, int, float or bool: the C ABI cannot pass it");
+  if (!ts_en_inputs(&e, &ins, &sig, &nslots))
     goto out;
-  }
   for (uint32_t i = 0; i < ts_block_noutputs(g->block); i++)
-    if (!ts_en_spec_of(&outs, ts_block_output(g->block, i)->type, true)) {
+    if (!ts_en_spec_of(&outs, ts_block_output(g->block, i)->type)) {
       ts_en_oom(&e);
       goto out;
     }
-  for (uint32_t i = 0; i < ins.n; i++) {
-    ts_buf_printf(&stats->specs, "input %u: ", i);
-    ts_en_spec_text(&stats->specs, &ins.v[i]);
-    ts_buf_putc(&stats->specs, '\n');
-  }
   if (outs.dynamic)
     ts_buf_puts(&stats->specs, "outputs: known when the model runs\n");
   else
@@ -1034,8 +1260,10 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
     if (!ts_en_entry(&e))
       goto out;
   }
-  /* run_static lays out a run's own state in the arena too (reentrant runs) */
-  arena_heap += ts_rt_aot_call_bytes(ts_block_ninputs(g->block), ts_block_noutputs(g->block));
+  /* run_static lays out a run's own state in the arena too (reentrant runs):
+   * the graph's inputs, and the arguments too when it takes their leaves */
+  uint32_t nvals = ts_block_ninputs(g->block) + (o->arg_forms ? o->nargs + 1 : 0);
+  arena_heap += ts_rt_aot_call_bytes(nvals, ts_block_noutputs(g->block));
   stats->arena_heap_bytes = arena_heap;
 
   /* the descriptor */
@@ -1060,10 +1288,11 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
       goto out;
     }
     LLVMTypeRef P = m->t_ptr, I32 = m->t_i32, I64 = m->t_i64;
-    LLVMTypeRef df[22] = {I32, P, P, I64, P, I64, P, I64, P, I32, I32, I32, P, I32, P, I32, P, I64, I64, P, P, I64};
-    LLVMTypeRef dty = LLVMStructTypeInContext(m->ctx, df, 22, 0);
+    LLVMTypeRef df[26] = {I32, P, P, I64, P, I64, P, I64, P, I32, I32, I32, P,
+                          I32, P, I32, P, I64, I64, P, P, I64, P, I64, I32, I32};
+    LLVMTypeRef dty = LLVMStructTypeInContext(m->ctx, df, 26, 0);
     /* the runtime's struct, field for field */
-    static const size_t offs[22] = {
+    static const size_t offs[26] = {
         offsetof(ts_rt_aot_desc, abi),          offsetof(ts_rt_aot_desc, name),
         offsetof(ts_rt_aot_desc, graph),        offsetof(ts_rt_aot_desc, graph_len),
         offsetof(ts_rt_aot_desc, fallback),     offsetof(ts_rt_aot_desc, fallback_len),
@@ -1074,8 +1303,10 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
         offsetof(ts_rt_aot_desc, inputs),       offsetof(ts_rt_aot_desc, noutputs),
         offsetof(ts_rt_aot_desc, outputs),      offsetof(ts_rt_aot_desc, arena_plan),
         offsetof(ts_rt_aot_desc, arena_heap),   offsetof(ts_rt_aot_desc, state),
-        offsetof(ts_rt_aot_desc, archive),      offsetof(ts_rt_aot_desc, archive_len)};
-    for (unsigned i = 0; i < 22; i++)
+        offsetof(ts_rt_aot_desc, archive),      offsetof(ts_rt_aot_desc, archive_len),
+        offsetof(ts_rt_aot_desc, signature),    offsetof(ts_rt_aot_desc, signature_len),
+        offsetof(ts_rt_aot_desc, leaves),       offsetof(ts_rt_aot_desc, nslots)};
+    for (unsigned i = 0; i < 26; i++)
       if (LLVMOffsetOfElement(m->td, dty, i) != offs[i]) {
         ts_diag_error(d, "internal error: the descriptor's field %u is at %llu, the runtime has it at %zu", i,
                       (unsigned long long)LLVMOffsetOfElement(m->td, dty, i), offs[i]);
@@ -1090,7 +1321,9 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
       archive_len = o->archive_len;
       stats->archive_bytes = archive_len;
     }
-    LLVMValueRef f[22] = {ts_en_i32(&e, TS_RT_AOT_ABI),
+    snprintf(name, sizeof name, "%s.signature", o->name);
+    LLVMValueRef gsig = ts_en_cstring(&e, name, sig.data ? sig.data : "", sig.len);
+    LLVMValueRef f[26] = {ts_en_i32(&e, TS_RT_AOT_ABI),
                           gname,
                           ggraph,
                           ts_en_i64(&e, (int64_t)gtext.len),
@@ -1111,10 +1344,14 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
                           ts_en_i64(&e, (int64_t)arena_heap),
                           LLVMConstNull(P),
                           garch,
-                          ts_en_i64(&e, (int64_t)archive_len)};
+                          ts_en_i64(&e, (int64_t)archive_len),
+                          gsig,
+                          ts_en_i64(&e, (int64_t)sig.len),
+                          ts_en_i32(&e, o->arg_forms != NULL),
+                          ts_en_i32(&e, (uint32_t)nslots)};
     snprintf(name, sizeof name, "%s.desc", o->name);
     LLVMValueRef desc = LLVMAddGlobal(m->mod, dty, name);
-    LLVMSetInitializer(desc, LLVMConstNamedStruct(dty, f, 22));
+    LLVMSetInitializer(desc, LLVMConstNamedStruct(dty, f, 26));
     LLVMSetLinkage(desc, LLVMPrivateLinkage);
     ts_en_wrappers(&e, desc);
     if (o->shared) {
@@ -1138,6 +1375,7 @@ out:
   ts_buf_free(&w.bytes);
   ts_en_specs_free(&ins);
   ts_en_specs_free(&outs);
+  ts_buf_free(&sig);
   ts_buf_free(&gtext);
   ts_buf_free(&ftext);
   ts_graph_free(e.g);

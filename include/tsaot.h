@@ -8,11 +8,40 @@
  *
  * Tensors are DLPack DLTensors on the CPU (kDLCPU), of dtypes float32/64,
  * float16, bfloat16, int64/32/16/8, uint8 and bool; strides NULL means
- * compact row-major. Inputs are the model's forward arguments after self,
- * in order; a 0-d int64, float64 or bool tensor stands for an int, float or
- * bool argument. Outputs are the forward's results flattened depth-first
- * (tuples and lists element by element, a List[int]/List[float] as one
- * int64/float64 tensor, numbers as 0-d tensors), as `tsaot-run` writes them.
+ * compact row-major. Outputs are the forward's results flattened
+ * depth-first (tuples and lists element by element, a List[int]/List[float]
+ * as one int64/float64 tensor, numbers as 0-d tensors, None as nothing), as
+ * `tsaot-run` writes them.
+ *
+ * Inputs are the forward's arguments after self, in order, flattened
+ * depth-first into one array of DLTensors ("slots"), each argument by its
+ * declared type:
+ *   Tensor                   one tensor
+ *   int, float, bool         a 0-d int64, float64 or bool tensor (any
+ *                            integral dtype for an int, integral or floating
+ *                            for a float)
+ *   List[int], List[float],  one 1-d int64, float64 or bool tensor of the
+ *   List[bool]               items
+ *   str                      a 1-d uint8 tensor of its UTF-8 bytes (no NUL;
+ *                            invalid UTF-8 is refused)
+ *   Optional[T]              None: one TSAOT_NONE (data NULL, ndim -1);
+ *                            otherwise T's slots
+ *   Tuple[A, B, ...]         A's slots, then B's, ...
+ *   List[T], other T         a 0-d integral tensor holding the length n,
+ *                            then n times T's slots
+ * so `forward(q, k, v, key_padding_mask: Optional[Tensor])` takes 4 slots
+ * (the last a TSAOT_NONE or a tensor), `forward(xs: List[Tensor])` given 3
+ * tensors takes 4 (a 0-d int64 holding 3, then the tensors), and
+ * `forward(p: Tuple[Tensor, Optional[Tensor]])` 2. Tensor, int, float and bool
+ * arguments take one slot each, as in ABI version 1. Dict, Device and object
+ * arguments do not cross the ABI (tsaot refuses such a forward, naming the
+ * argument).
+ *
+ * A model compiled for example inputs is specialised to their form: each
+ * tensor's dtype and sizes, None or a value for an Optional, each list's
+ * length. Inputs of another form run in the embedded interpreter (unless
+ * built with --no-fallback), with the same results. NAME_input_spec
+ * describes the slots of the specialisation.
  *
  * Threads: NAME_run and NAME_run_static may be called by several threads
  * at once on the same model (run_static with one arena per concurrent
@@ -35,8 +64,11 @@
  * outside 0..64, a NULL shape, negative sizes or strides, an extent or
  * byte_offset that overflows, NULL data for a non-empty tensor, or data not
  * aligned to its elements is refused with TSAOT_E_INPUT (inputs) or
- * TSAOT_E_OUTPUT (outputs) and the reason in NAME_last_error. No entry
- * point aborts or exits.
+ * TSAOT_E_OUTPUT (outputs) and the reason in NAME_last_error; so are a
+ * TSAOT_NONE for an argument that is not Optional, a list length below 0 or
+ * past the slots given, a str that is not a 1-d uint8 tensor of UTF-8, and
+ * slots left over or missing at the end. The reason names the slot
+ * ("input 3 (xs[1]): ..."). No entry point aborts or exits.
  */
 #ifndef TSAOT_H
 #define TSAOT_H
@@ -50,7 +82,11 @@
 extern "C" {
 #endif
 
-#define TSAOT_ABI_VERSION 1
+/* 2: Optional, List, Tuple and str arguments (the slots above), the spec
+ * kinds TSAOT_SPEC_NONE .. TSAOT_SPEC_LIST and the TSAOT_SPEC_OPTIONAL flag,
+ * NAME_num_inputs -1; version 1's tensor, int, float and bool arguments
+ * keep their layout. */
+#define TSAOT_ABI_VERSION 2
 
 /* Return codes. */
 enum {
@@ -81,15 +117,61 @@ typedef struct tsaot_device_stats {
                                 until the next set_device or release */
 } tsaot_device_stats;
 
-/* What an input or output must be. */
-enum { TSAOT_SPEC_TENSOR = 0, TSAOT_SPEC_INT = 1, TSAOT_SPEC_FLOAT = 2, TSAOT_SPEC_BOOL = 3 };
+/* What an input slot or output must be: a kind, with TSAOT_SPEC_OPTIONAL
+ * or'ed in for a slot of an Optional argument (or element), where a
+ * TSAOT_NONE may stand instead of the value's slots (if the
+ * specialisation has a value there, a None runs in the interpreter, and
+ * the other way round). Outputs only have kinds 0 to 3. */
+enum {
+  TSAOT_SPEC_TENSOR = 0,
+  TSAOT_SPEC_INT = 1,    /* a 0-d int64 tensor */
+  TSAOT_SPEC_FLOAT = 2,  /* a 0-d float64 tensor */
+  TSAOT_SPEC_BOOL = 3,   /* a 0-d bool tensor */
+  TSAOT_SPEC_NONE = 4,   /* the specialisation's None: a TSAOT_NONE */
+  TSAOT_SPEC_LENGTH = 5, /* a list's length: a 0-d int64 tensor; shape[0] is
+                            the length compiled for (the element slots follow),
+                            or -1 when any length runs compiled code (one
+                            element's specs follow, standing for each) */
+  TSAOT_SPEC_STR = 6,    /* a str: a 1-d uint8 tensor of UTF-8 bytes */
+  TSAOT_SPEC_LIST = 7,   /* a List[int]/List[float]/List[bool]: a 1-d int64,
+                            float64 or bool tensor */
+  TSAOT_SPEC_OPTIONAL = 0x100, /* flag */
+  TSAOT_SPEC_KIND_MASK = 0xff,
+};
 
 typedef struct tsaot_spec {
-  int32_t kind;        /* TSAOT_SPEC_* */
-  DLDataType dtype;    /* tensors (numbers: their 0-d tensor's dtype) */
+  int32_t kind;        /* TSAOT_SPEC_*, maybe | TSAOT_SPEC_OPTIONAL */
+  DLDataType dtype;    /* the slot's dtype (numbers: their 0-d tensor's;
+                          TSAOT_SPEC_NONE: 0 bits) */
   int32_t ndim;        /* -1: any rank */
-  const int64_t *shape;/* ndim sizes; -1 for a size the code does not fix */
+  const int64_t *shape;/* ndim sizes; -1 for a size the code does not fix
+                          (TSAOT_SPEC_LENGTH: one entry, the length) */
 } tsaot_spec;
+
+/* A None argument's slot: a DLTensor whose data is NULL and ndim -1 (the
+ * other fields are not read). TSAOT_NONE_INIT initialises one; tsaot_none()
+ * returns one. */
+#define TSAOT_NONE_INIT {NULL, {kDLCPU, 0}, -1, {0, 0, 0}, NULL, NULL, 0}
+
+static inline DLTensor tsaot_none(void) {
+  DLTensor t = TSAOT_NONE_INIT;
+  return t;
+}
+
+static inline int tsaot_is_none(const DLTensor *t) { return t->data == NULL && t->ndim == -1; }
+
+/* A 0-d int64 tensor viewing *v: an int argument, or a list's length. */
+static inline DLTensor tsaot_int64(int64_t *v) {
+  DLTensor t = {v, {kDLCPU, 0}, 0, {kDLInt, 64, 1}, NULL, NULL, 0};
+  return t;
+}
+
+/* A str argument: a 1-d uint8 tensor viewing the n bytes at s; *n is its
+ * shape, which must live as long as the tensor. */
+static inline DLTensor tsaot_str(const char *s, int64_t *n) {
+  DLTensor t = {(void *)s, {kDLCPU, 0}, 1, {kDLUInt, 8, 1}, n, NULL, 0};
+  return t;
+}
 
 /* The arena alignment run_static needs. */
 #define TSAOT_ARENA_ALIGN 64
@@ -110,6 +192,9 @@ typedef struct tsaot_profile_row {
   int NAME##_init(void);                                                                                   \
   /* Frees what init and runs allocated. */                                                                \
   void NAME##_release(void);                                                                               \
+  /* Input slots of the specialisation (see above); -1 when that depends on                                \
+   * the values (a List[Tensor] or Optional[Tuple] compiled without an                                     \
+   * example): then input_spec(0), (1), ... until it fails give one form. */                               \
   int NAME##_num_inputs(void);                                                                             \
   /* Flattened outputs of the specialisation; -1 when only a run knows. */                                 \
   int NAME##_num_outputs(void);                                                                            \

@@ -294,6 +294,31 @@ bool ts_pass_shape_prop(ts_graph *g, const ts_type *const *types, uint32_t ntype
 const ts_type *ts_pass_spec_parse(ts_arena *a, const char *text, size_t len, ts_diag *d);
 /* The spec of an example tensor (dtype and sizes; contiguous strides). */
 const ts_type *ts_pass_spec_of_tensor(ts_arena *a, const ts_rt_tensor *t);
+/* The form an example gives an argument whose slots (include/tsaot.h) are
+ * not one array: None, a tuple's or a list's elements (a list's length is
+ * n), or a leaf (a tensor, a number, a str: one array). */
+typedef enum ts_pass_form_kind {
+  TS_PASS_FORM_LEAF,
+  TS_PASS_FORM_NONE,
+  TS_PASS_FORM_TUPLE,
+  TS_PASS_FORM_LIST,
+} ts_pass_form_kind;
+typedef struct ts_pass_form {
+  ts_pass_form_kind kind;
+  uint32_t n; /* TUPLE, LIST: elements */
+  const struct ts_pass_form *elems;
+} ts_pass_form;
+/* Specialises g's inputs first.. to their forms (forms[k]: input first +
+ * k; every input from first on has one): each input is replaced by the
+ * leaves of its form, new inputs at the end in slot order (runtime/io.c's
+ * ts_rt_io_leaves), typed as their declared types without Optional; a None
+ * becomes a None constant, a tuple or list is built from its elements at
+ * the top of the graph (prim::TupleConstruct, prim::ListConstruct). An
+ * argument that is one leaf keeps its name. The graph then takes what a
+ * run of the specialisation gives it (runtime/aot.h, desc->leaves). False
+ * with the reason in d: a form that does not fit its input's type (None
+ * for a type that is not Optional, ...), out of memory. */
+bool ts_pass_spec_leaves(ts_graph *g, uint32_t first, const ts_pass_form *const *forms, uint32_t nforms, ts_diag *d);
 
 /* fuse.c: FuseGraph: adjacent pointwise ops (TS_OPF_POINTWISE) on tensors,
  * with prim::ConstantChunk at the group's inputs and aten::cat at its

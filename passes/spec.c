@@ -10,9 +10,17 @@
  * every spec, whichever call parses it, because the symbol is computed from
  * the name (a size <= -2; ts_pass_shape_prop renumbers the symbols of its
  * inputs to -2, -3, ... in order of first appearance). "?" is a size that
- * is unknown and shared with nothing (-1). */
+ * is unknown and shared with nothing (-1).
+ *
+ * An argument that is not one array (include/tsaot.h's slots: an
+ * Optional, a tuple, a list of tensors) is specialised to the form its
+ * example has: ts_pass_spec_leaves makes the graph take the example's
+ * leaves (each tensor, number, str) as inputs of their own, so that shape
+ * propagation sees each element's spec, None is a constant, and a list's
+ * length is known; the entry guard (runtime/aot.c) checks the form. */
 #include "passes.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -175,4 +183,101 @@ const ts_type *ts_pass_spec_of_tensor(ts_arena *a, const ts_rt_tensor *t) {
                        .sizes = t->sizes,
                        .strides = strides};
   return ts_type_tensor(a, &ti);
+}
+
+/* ------------------------------------------------------------- leaves */
+
+typedef struct ts_spec_lv {
+  ts_graph *g;
+  ts_node *pos; /* the nodes built go before it */
+  ts_diag *d;
+  const char *arg;
+} ts_spec_lv;
+
+static ts_value *ts_spec_lv_fail(ts_spec_lv *s, const char *what) {
+  ts_diag_error(s->d, "argument '%s': %s", s->arg, what);
+  return NULL;
+}
+
+/* The value standing for an argument (or element) of type ty in form f:
+ * a new graph input for a leaf, a None constant, or a tuple or list built
+ * from its elements' values. */
+static ts_value *ts_spec_lv_value(ts_spec_lv *s, const ts_pass_form *f, const ts_type *ty, int depth) {
+  if (depth > TS_RT_IO_MAX_DEPTH)
+    return ts_spec_lv_fail(s, "nested too deeply");
+  bool opt = ty->kind == TS_TY_OPTIONAL;
+  const ts_type *u = ty;
+  while (u->kind == TS_TY_OPTIONAL)
+    u = u->elems[0];
+  if (f->kind == TS_PASS_FORM_NONE) {
+    if (!opt)
+      return ts_spec_lv_fail(s, "None for a value that is not Optional");
+    ts_iv none = ts_iv_none();
+    ts_value *c = ts_pass_const_insert_iv(s->pos, &none, NULL, false);
+    return c ? c : ts_spec_lv_fail(s, "out of memory");
+  }
+  if (f->kind == TS_PASS_FORM_LEAF) {
+    if (!ts_rt_io_leaf(u))
+      return ts_spec_lv_fail(s, "one array for a value of several");
+    ts_value *v = ts_block_add_input(s->g->block, u);
+    return v ? v : ts_spec_lv_fail(s, "out of memory");
+  }
+  bool tuple = f->kind == TS_PASS_FORM_TUPLE;
+  if ((tuple && (u->kind != TS_TY_TUPLE || u->n != f->n)) || (!tuple && (u->kind != TS_TY_LIST || ts_rt_io_leaf(u))))
+    return ts_spec_lv_fail(s, tuple ? "a tuple's form for another type, or another element count"
+                                    : "a list's form for another type");
+  ts_node *n = ts_node_new(s->g, tuple ? TS_K_prim_TupleConstruct : TS_K_prim_ListConstruct, 0);
+  if (!n)
+    return ts_spec_lv_fail(s, "out of memory");
+  for (uint32_t i = 0; i < f->n; i++) {
+    ts_value *e = ts_spec_lv_value(s, &f->elems[i], tuple ? u->elems[i] : u->elems[0], depth + 1);
+    if (!e)
+      return NULL;
+    if (!ts_node_add_input(n, e))
+      return ts_spec_lv_fail(s, "out of memory");
+  }
+  ts_value *out = ts_node_add_output(n, u);
+  if (!out)
+    return ts_spec_lv_fail(s, "out of memory");
+  ts_node_insert_before(n, s->pos);
+  return out;
+}
+
+bool ts_pass_spec_leaves(ts_graph *g, uint32_t first, const ts_pass_form *const *forms, uint32_t nforms, ts_diag *d) {
+  ts_block *top = g->block;
+  uint32_t nin = ts_block_ninputs(top);
+  if (first > nin || nforms != nin - first) {
+    ts_diag_error(d, "%u argument forms for %u arguments", nforms, first <= nin ? nin - first : 0);
+    return false;
+  }
+  /* every argument's leaves, in order, after the inputs there are now;
+   * then the old inputs go */
+  ts_spec_lv s = {.g = g, .pos = ts_block_first(top), .d = d};
+  ts_value **single = calloc(nforms + 1, sizeof *single);
+  const char **names = calloc(nforms + 1, sizeof *names);
+  bool ok = single && names;
+  if (!ok)
+    ts_diag_error(d, "out of memory");
+  for (uint32_t k = 0; k < nforms && ok; k++) {
+    ts_value *old = ts_block_input(top, first + k);
+    s.arg = old->name ? old->name : "?";
+    ts_value *v = ts_spec_lv_value(&s, forms[k], old->type, 0);
+    ok = v != NULL;
+    if (!ok)
+      break;
+    ts_value_replace_all_uses(old, v);
+    if (forms[k]->kind == TS_PASS_FORM_LEAF) {
+      single[k] = v;
+      names[k] = old->name; /* in the graph's arena: it outlives the input */
+    }
+  }
+  for (uint32_t k = nforms; ok && k-- > 0;)
+    ts_node_remove_output(top->param, first + k);
+  /* an argument that is one leaf keeps its name */
+  for (uint32_t k = 0; ok && k < nforms; k++)
+    if (single[k] && names[k])
+      ok = ts_value_set_name(single[k], names[k]);
+  free(single);
+  free(names);
+  return ok && ts_graph_ok(g);
 }

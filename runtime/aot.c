@@ -7,11 +7,15 @@
  * interpreter's one-node runner for structural ops and fusion groups left
  * to the interpreter; the interpreter's code for the fallback graph (and for
  * the graph itself when there is no entry function) is built then too, so
- * that a run builds nothing. A run converts the caller's DLTensors to
- * IValues (runtime/io.c's rules), checks them against the specialisation
- * (the guard), and runs the entry function, or the fallback graph in the
- * interpreter. run_static runs with a heap over the caller's arena made
- * current, so that nothing of the run comes from the C library.
+ * that a run builds nothing. A run reads the caller's DLTensors back into
+ * forward's arguments by their declared types (include/tsaot.h's slots,
+ * runtime/io.c's ts_rt_io_args; the types come from the signature the
+ * descriptor embeds), checks them against the specialisation (the guard:
+ * the input specs walked with the values, ts_aot_match), and runs the entry
+ * function (on the arguments' leaves when the graph was specialised to
+ * their forms, desc->leaves), or the fallback graph in the interpreter.
+ * run_static runs with a heap over the caller's arena made current, so
+ * that nothing of the run comes from the C library.
  *
  * Runs are reentrant (aot.h): what init makes is the model's and is only
  * read by runs; what a run changes is its ts_rt_aot_state (from a free list
@@ -96,6 +100,13 @@ struct ts_rt_aot_model {
   int nthreads;
   uint32_t nparams; /* graph inputs, self included */
   uint32_t nrets;
+  /* forward's arguments after self, as callers pass them (desc->signature;
+   * types and names in the graph's arena) */
+  uint32_t nargs;
+  const ts_type **argtypes;
+  const char **argnames;
+  bool fixed;     /* every argument one slot: the count is desc->nslots whatever the values */
+  uint32_t nvals; /* a run's argument values: the graph's, then (desc->leaves) self and the arguments */
   /* runs take run_mu, one at a time: they may change state that runs share
    * (the module's attributes, constants the graph writes, a constant that
    * could not be marked TS_RT_RC_SHARED) */
@@ -129,6 +140,7 @@ struct ts_rt_aot_state {
   ts_rt_aot_model *m;
   ts_rt_ctx ctx;      /* its pool is the model's */
   ts_iv *args, *rets; /* m->nparams, m->nrets */
+  ts_iv *dargs;       /* self and the arguments (m->nargs + 1): args, or after rets with desc->leaves */
   uint8_t *plan;      /* NAME_run's planned region (aligned_alloc), kept with the state */
   ts_rt_aot_state *next; /* in m->spare */
   int bailout;
@@ -763,6 +775,92 @@ static void ts_aot_teardown(ts_rt_aot_model *m) {
   m->profiling = false;
 }
 
+/* The template specs of one value of type ty from inputs[*r] on. */
+static bool ts_aot_rows_fit(const ts_rt_aot_desc *desc, uint32_t *r, const ts_type *ty) {
+  uint32_t n = ts_rt_io_template_slots(ty);
+  if (n > desc->ninputs - *r)
+    return false;
+  *r += n;
+  return true;
+}
+
+/* forward's arguments (desc->signature, else the graph's inputs), checked
+ * against the graph and the specs. */
+static bool ts_aot_signature(ts_rt_aot_model *m) {
+  ts_rt_aot_desc *desc = m->desc;
+  ts_arena *a = ts_graph_arena(m->graph);
+  if (m->nparams < 1 || (desc->ninputs && !desc->inputs)) {
+    ts_aot_seterr(m->err, "the compiled graph takes no self, or the descriptor has no input specs");
+    return false;
+  }
+  if (!desc->signature) {
+    if (desc->leaves) {
+      ts_aot_seterr(m->err, "a graph of leaves without a signature");
+      return false;
+    }
+    m->nargs = m->nparams - 1;
+  } else {
+    m->nargs = 0;
+    for (uint64_t i = 0; i < desc->signature_len; i++)
+      m->nargs += desc->signature[i] == '\n';
+  }
+  m->argtypes = ts_arena_alloc(a, (m->nargs + 1) * sizeof *m->argtypes);
+  m->argnames = ts_arena_alloc(a, (m->nargs + 1) * sizeof *m->argnames);
+  if (!m->argtypes || !m->argnames) {
+    ts_aot_seterr(m->err, "out of memory");
+    return false;
+  }
+  const char *p = desc->signature, *end = p ? p + desc->signature_len : NULL;
+  for (uint32_t k = 0; k < m->nargs; k++) {
+    if (!p) {
+      const ts_value *v = ts_block_input(m->graph->block, k + 1);
+      m->argtypes[k] = v->type;
+      m->argnames[k] = v->name;
+      continue;
+    }
+    const char *nl = memchr(p, '\n', (size_t)(end - p)), *colon = memchr(p, ':', (size_t)(nl - p));
+    ts_diag d = {0};
+    d.max_errors = 1;
+    m->argnames[k] = colon ? ts_arena_strndup(a, p, (size_t)(colon - p)) : NULL;
+    m->argtypes[k] = colon ? ts_type_parse(a, colon + 1, (size_t)(nl - colon - 1), &d) : NULL;
+    ts_diag_free(&d);
+    if (!m->argtypes[k] || !m->argnames[k]) {
+      ts_aot_seterr(m->err, "the signature's line %u does not read: '%.*s'", k + 1, (int)(nl - p), p);
+      return false;
+    }
+    p = nl + 1;
+  }
+  /* the specs: one template per argument, or (leaves) one per leaf, None
+   * and length of the specialisation */
+  m->fixed = true;
+  uint32_t r = 0, nleaves = 0;
+  for (uint32_t k = 0; k < m->nargs; k++) {
+    const ts_type *t = m->argtypes[k];
+    m->fixed = m->fixed && t->kind != TS_TY_OPTIONAL && ts_rt_io_leaf(t);
+    ts_buf why = {0};
+    bool ok = ts_rt_io_passable(t, &why);
+    ts_buf_free(&why);
+    if (!ok || (!desc->leaves && !ts_aot_rows_fit(desc, &r, t))) {
+      ts_aot_seterr(m->err, "argument %u: its type does not cross the ABI, or its specs are missing", k + 1);
+      return false;
+    }
+  }
+  if (desc->leaves) {
+    for (uint32_t i = 0; i < desc->ninputs; i++) {
+      int kind = desc->inputs[i].kind & TSAOT_SPEC_KIND_MASK;
+      nleaves += kind != TSAOT_SPEC_NONE && kind != TSAOT_SPEC_LENGTH;
+    }
+    r = desc->ninputs;
+  }
+  if (r != desc->ninputs || (desc->leaves ? nleaves : m->nargs) != m->nparams - 1) {
+    ts_aot_seterr(m->err, "the compiled graph takes %u inputs after self, the descriptor's %u specs say %u",
+                  m->nparams - 1, desc->ninputs, desc->leaves ? nleaves : m->nargs);
+    return false;
+  }
+  m->nvals = m->nparams + (desc->leaves ? m->nargs + 1 : 0);
+  return true;
+}
+
 /* The failure of a step of init that left its reason in ctx. */
 static bool ts_aot_init_fail(ts_rt_aot_model *m, const char *what) {
   ts_aot_seterr(m->err, "%s: %s", what, m->ctx.err.data && m->ctx.err.len ? m->ctx.err.data : "out of memory");
@@ -804,12 +902,9 @@ static bool ts_aot_load(ts_rt_aot_model *m) {
   }
   m->nparams = ts_block_ninputs(m->graph->block);
   m->nrets = ts_block_noutputs(m->graph->block);
-  if (m->nparams < 1 || m->nparams - 1 != desc->ninputs || (desc->ninputs && !desc->inputs)) {
-    ts_aot_seterr(m->err, "the compiled graph takes %u inputs after self, the descriptor says %u",
-                  m->nparams ? m->nparams - 1 : 0, desc->ninputs);
+  if (!ts_aot_signature(m))
     return false;
-  }
-  if (m->fallback && (ts_block_ninputs(m->fallback->block) != m->nparams ||
+  if (m->fallback && (ts_block_ninputs(m->fallback->block) != m->nargs + 1 ||
                        ts_block_noutputs(m->fallback->block) != m->nrets)) {
     ts_aot_seterr(m->err, "the fallback graph's inputs or outputs differ from the compiled graph's");
     return false;
@@ -937,20 +1032,23 @@ void ts_rt_aot_release(ts_rt_aot_desc *desc) {
 
 /* ------------------------------------------------------------- queries */
 
-int ts_rt_aot_num_inputs(ts_rt_aot_desc *desc) { return (int)desc->ninputs; }
+int ts_rt_aot_num_inputs(ts_rt_aot_desc *desc) { return desc->signature ? desc->nslots : (int)desc->ninputs; }
 
 int ts_rt_aot_num_outputs(ts_rt_aot_desc *desc) { return desc->noutputs; }
 
 static void ts_aot_spec_out(const ts_rt_aot_spec *sp, tsaot_spec *out) {
   memset(out, 0, sizeof *out);
-  out->kind = sp->kind;
-  ts_dtype dt = sp->kind == TSAOT_SPEC_INT     ? TS_DT_INT64
-                : sp->kind == TSAOT_SPEC_FLOAT ? TS_DT_FLOAT64
-                : sp->kind == TSAOT_SPEC_BOOL  ? TS_DT_BOOL
-                                               : (ts_dtype)sp->dtype;
-  out->dtype = ts_aot_dtype_to_dl(dt);
-  out->ndim = sp->kind == TSAOT_SPEC_TENSOR ? sp->ndim : 0;
-  out->shape = sp->kind == TSAOT_SPEC_TENSOR ? sp->sizes : NULL;
+  int kind = sp->kind & TSAOT_SPEC_KIND_MASK;
+  out->kind = sp->kind & (TSAOT_SPEC_KIND_MASK | TSAOT_SPEC_OPTIONAL);
+  ts_dtype dt = kind == TSAOT_SPEC_INT     ? TS_DT_INT64
+                : kind == TSAOT_SPEC_FLOAT ? TS_DT_FLOAT64
+                : kind == TSAOT_SPEC_BOOL  ? TS_DT_BOOL
+                                           : (ts_dtype)sp->dtype;
+  if (kind != TSAOT_SPEC_NONE)
+    out->dtype = ts_aot_dtype_to_dl(dt);
+  bool shaped = kind == TSAOT_SPEC_TENSOR || kind >= TSAOT_SPEC_LENGTH;
+  out->ndim = shaped ? sp->ndim : 0;
+  out->shape = shaped ? sp->sizes : NULL;
 }
 
 int ts_rt_aot_input_spec(ts_rt_aot_desc *desc, int i, void *tsaot_spec_out) {
@@ -1176,40 +1274,143 @@ static void ts_aot_put_shape(ts_aot_text *t, ts_dtype dt, int32_t ndim, const in
   ts_aot_put(t, "]");
 }
 
-static const char *const ts_aot_kind_names[] = {"a tensor", "an int", "a float", "a bool"};
+static const char *const ts_aot_kind_names[] = {"a tensor", "an int", "a float", "a bool",
+                                                 "None",     "a list", "a str",   "a list of numbers"};
 
 static void ts_aot_put_spec(ts_aot_text *t, const ts_rt_aot_spec *sp) {
-  if (sp->kind == TSAOT_SPEC_TENSOR)
+  int kind = sp->kind & TSAOT_SPEC_KIND_MASK;
+  if (kind == TSAOT_SPEC_TENSOR)
     ts_aot_put_shape(t, (ts_dtype)sp->dtype, sp->ndim, sp->sizes);
+  else if (kind == TSAOT_SPEC_LENGTH && sp->sizes && sp->sizes[0] >= 0)
+    ts_aot_put(t, "a list of %lld", (long long)sp->sizes[0]);
   else
-    ts_aot_put(t, "%s", sp->kind > 0 && sp->kind < 4 ? ts_aot_kind_names[sp->kind] : "?");
+    ts_aot_put(t, "%s", kind < 8 ? ts_aot_kind_names[kind] : "?");
 }
 
 static void ts_aot_put_value(ts_aot_text *t, ts_iv v) {
   if (v.tag == TS_IV_TENSOR)
     ts_aot_put_shape(t, (ts_dtype)v.u.t->dtype, v.u.t->ndim, v.u.t->sizes);
+  else if (v.tag == TS_IV_NONE)
+    ts_aot_put(t, "None");
+  else if (v.tag == TS_IV_LIST)
+    ts_aot_put(t, "a list of %u", v.u.l->n);
   else
     ts_aot_put(t, "%s %s", v.tag == TS_IV_INT ? "an" : "a", ts_iv_tag_name(v));
 }
 
-/* Whether value v of input i matches its spec; else the reason in st->why. */
-static bool ts_aot_match(ts_rt_aot_state *st, uint32_t i, const ts_rt_aot_spec *sp, ts_iv v) {
-  static const int32_t tags[] = {TS_IV_TENSOR, TS_IV_INT, TS_IV_DOUBLE, TS_IV_BOOL};
-  bool ok = sp->kind >= 0 && sp->kind < 4 && v.tag == tags[sp->kind];
-  if (ok && sp->kind == TSAOT_SPEC_TENSOR) {
-    const ts_rt_tensor *t = v.u.t;
-    /* TS_DT_NONE: code compiled without examples takes any dtype */
-    ok = (sp->dtype == TS_DT_NONE || t->dtype == sp->dtype) && (sp->ndim < 0 || sp->ndim == t->ndim);
-    for (int32_t d = 0; ok && sp->ndim >= 0 && d < sp->ndim; d++)
-      ok = sp->sizes[d] < 0 || sp->sizes[d] == t->sizes[d];
+/* Whether an argument's slot is the argument itself (a tensor or a number,
+ * as in ABI 1): messages then name the slot only. */
+static bool ts_aot_plain(const ts_type *ty) {
+  return ty->kind != TS_TY_OPTIONAL && ty->kind != TS_TY_STR && ts_rt_io_leaf(ty);
+}
+
+/* "input 3" or "input 3 (xs[1])": the slot, and where it is in its
+ * argument unless the argument is plain. */
+static void ts_aot_put_input(ts_aot_text *t, const ts_rt_aot_model *m, uint32_t slot, uint32_t arg,
+                             const uint32_t *idx, uint32_t depth) {
+  ts_aot_put(t, "input %u", (unsigned)slot);
+  if (arg < m->nargs && !ts_aot_plain(m->argtypes[arg])) {
+    char path[128];
+    ts_rt_io_path(path, sizeof path, m->argnames[arg], arg, idx, depth);
+    ts_aot_put(t, " (%s)", path);
   }
-  if (!ok) {
-    ts_aot_text t = {.p = st->why, .cap = sizeof st->why};
-    ts_aot_put(&t, "input %u: expected ", (unsigned)i);
+}
+
+/* The guard's walk over the input specs (desc->inputs) with the values of
+ * the arguments: the slot, spec and place of the value in hand. */
+typedef struct ts_aot_guard {
+  ts_rt_aot_state *st;
+  const ts_rt_aot_spec *specs;
+  uint32_t nspecs, r, slot, arg, depth;
+  uint32_t idx[TS_RT_IO_MAX_DEPTH + 1];
+} ts_aot_guard;
+
+/* A mismatch: the reason in st->why ("input 0: expected f32[4,16], got
+ * f32[2,16]"); `sp` NULL for a list of the wrong length. */
+static bool ts_aot_off(ts_aot_guard *g, const ts_rt_aot_spec *sp, ts_iv v, int64_t want_len) {
+  ts_aot_text t = {.p = g->st->why, .cap = sizeof g->st->why};
+  ts_aot_put_input(&t, g->st->m, g->slot, g->arg, g->idx, g->depth);
+  if (!sp) {
+    ts_aot_put(&t, ": expected a list of %lld, got %u", (long long)want_len, v.u.l->n);
+    return false;
+  }
+  ts_aot_put(&t, ": expected ");
+  if (sp == g->specs + g->nspecs)
+    ts_aot_put(&t, "no more inputs");
+  else
     ts_aot_put_spec(&t, sp);
-    ts_aot_put(&t, ", got ");
-    ts_aot_put_value(&t, v);
+  ts_aot_put(&t, ", got ");
+  ts_aot_put_value(&t, v);
+  return false;
+}
+
+/* Whether a leaf's value (a tensor, a number, a str; not None) matches its
+ * spec: a tensor's dtype and sizes (the others are what their types say). */
+static bool ts_aot_match_leaf(const ts_rt_aot_spec *sp, ts_iv v) {
+  if ((sp->kind & TSAOT_SPEC_KIND_MASK) != TSAOT_SPEC_TENSOR)
+    return true;
+  const ts_rt_tensor *t = v.u.t;
+  /* TS_DT_NONE: code compiled without examples takes any dtype */
+  bool ok = v.tag == TS_IV_TENSOR && (sp->dtype == TS_DT_NONE || t->dtype == sp->dtype) &&
+            (sp->ndim < 0 || sp->ndim == t->ndim);
+  for (int32_t d = 0; ok && sp->ndim >= 0 && d < sp->ndim; d++)
+    ok = sp->sizes[d] < 0 || sp->sizes[d] == t->sizes[d];
+  return ok;
+}
+
+/* Whether value v (of type ty) matches the specs from g->r on, which it
+ * then steps over, as it does its slots. */
+static bool ts_aot_match(ts_aot_guard *g, ts_iv v, const ts_type *ty) {
+  if (g->r >= g->nspecs || g->depth > TS_RT_IO_MAX_DEPTH)
+    return ts_aot_off(g, g->specs + g->nspecs, v, 0);
+  const ts_rt_aot_spec *sp = &g->specs[g->r];
+  int kind = sp->kind & TSAOT_SPEC_KIND_MASK;
+  while (ty->kind == TS_TY_OPTIONAL)
+    ty = ty->elems[0];
+  if (kind == TSAOT_SPEC_NONE || v.tag == TS_IV_NONE) {
+    bool ok = v.tag == TS_IV_NONE && (kind == TSAOT_SPEC_NONE || (sp->kind & TS_RT_AOT_SPEC_OPEN));
+    if (!ok)
+      return ts_aot_off(g, sp, v, 0);
+    g->r += kind == TSAOT_SPEC_NONE ? 1 : ts_rt_io_template_slots(ty);
+    g->slot++;
+    return true;
   }
+  if (ts_rt_io_leaf(ty)) {
+    if (!ts_aot_match_leaf(sp, v))
+      return ts_aot_off(g, sp, v, 0);
+    g->r++;
+    g->slot++;
+    return true;
+  }
+  uint32_t d = g->depth++;
+  bool ok = true;
+  if (ty->kind == TS_TY_TUPLE) {
+    for (uint32_t i = 0; i < ty->n && ok; i++) {
+      g->idx[d] = i;
+      ok = ts_aot_match(g, v.u.tup->items[i], ty->elems[i]);
+    }
+  } else {
+    /* a list: its length, then its elements */
+    int64_t len = kind == TSAOT_SPEC_LENGTH && sp->sizes ? sp->sizes[0] : -1;
+    g->depth = d;
+    if (kind != TSAOT_SPEC_LENGTH)
+      return ts_aot_off(g, sp, v, 0);
+    if (len >= 0 && (uint64_t)len != v.u.l->n)
+      return ts_aot_off(g, NULL, v, len);
+    g->depth = d + 1;
+    g->r++;
+    g->slot++;
+    uint32_t first = g->r, each = ts_rt_io_template_slots(ty->elems[0]);
+    for (uint32_t i = 0; i < v.u.l->n && ok; i++) {
+      g->idx[d] = i;
+      if (len < 0)
+        g->r = first;
+      ok = ts_aot_match(g, v.u.l->items[i], ty->elems[0]);
+    }
+    if (ok && len < 0)
+      g->r = first + each;
+  }
+  g->depth = d;
   return ok;
 }
 
@@ -1222,7 +1423,7 @@ uint64_t ts_rt_aot_call_bytes(uint32_t nparams, uint32_t nrets) {
                         2 * (uint64_t)TS_AOT_CTX_TEXT);
 }
 
-/* Lays out a run's state over mem (ts_rt_aot_call_bytes(m->nparams,
+/* Lays out a run's state over mem (ts_rt_aot_call_bytes(m->nvals,
  * m->nrets) bytes, 16-byte aligned): its ctx's text in fixed buffers there,
  * so that a run's errors and prints never reach the C library. */
 static ts_rt_aot_state *ts_aot_state_init(ts_rt_aot_model *m, void *mem) {
@@ -1231,11 +1432,10 @@ static ts_rt_aot_state *ts_aot_state_init(ts_rt_aot_model *m, void *mem) {
   st->m = m;
   st->args = (ts_iv *)((char *)mem + ts_aot_round16(sizeof *st));
   st->rets = st->args + m->nparams;
-  char *text = (char *)(st->rets + m->nrets);
-  for (uint32_t i = 0; i < m->nparams; i++)
+  st->dargs = m->desc->leaves ? st->rets + m->nrets : st->args;
+  char *text = (char *)(st->args + m->nvals + m->nrets);
+  for (uint32_t i = 0; i < m->nvals + m->nrets; i++)
     st->args[i] = ts_iv_none();
-  for (uint32_t i = 0; i < m->nrets; i++)
-    st->rets[i] = ts_iv_none();
   st->ctx.err = (ts_buf){.data = text, .cap = TS_AOT_CTX_TEXT, .fixed = true};
   st->ctx.out = (ts_buf){.data = text + TS_AOT_CTX_TEXT, .cap = TS_AOT_CTX_TEXT, .fixed = true};
   text[0] = text[TS_AOT_CTX_TEXT] = 0;
@@ -1256,7 +1456,7 @@ static ts_rt_aot_state *ts_aot_state_take(ts_rt_aot_model *m) {
   pthread_mutex_unlock(&m->spare_mu);
   if (st)
     return st;
-  void *mem = calloc(1, (size_t)ts_rt_aot_call_bytes(m->nparams, m->nrets));
+  void *mem = calloc(1, (size_t)ts_rt_aot_call_bytes(m->nvals, m->nrets));
   return mem ? ts_aot_state_init(m, mem) : NULL;
 }
 
@@ -1290,11 +1490,10 @@ static void ts_aot_state_begin(ts_rt_aot_state *st, ts_aot_last *last) {
   st->why[0] = 0;
 }
 
+/* args, rets and (desc->leaves) dargs are one array */
 static void ts_aot_clear_values(ts_rt_aot_state *st) {
-  for (uint32_t i = 0; i < st->m->nparams; i++)
+  for (uint32_t i = 0; i < st->m->nvals + st->m->nrets; i++)
     ts_iv_clear(&st->args[i]);
-  for (uint32_t i = 0; i < st->m->nrets; i++)
-    ts_iv_clear(&st->rets[i]);
 }
 
 /* The message of the run's error. */
@@ -1336,51 +1535,123 @@ static ts_rt_tensor *ts_aot_gpu_input(ts_rt_aot_model *m, ts_rt_ctx *c, const DL
   return t;
 }
 
+/* What ts_rt_io_args reads slots from: the caller's DLTensors. */
+typedef struct ts_aot_slots {
+  ts_rt_aot_model *m;
+  const DLTensor *in;
+} ts_aot_slots;
+
+static ts_rt_tensor *ts_aot_slot(void *arg, ts_rt_ctx *c, uint32_t i, const ts_type *as, bool *none) {
+  ts_aot_slots *s = arg;
+  const DLTensor *dl = &s->in[i];
+  if (!dl->data && dl->ndim == -1) { /* TSAOT_NONE */
+    *none = true;
+    return NULL;
+  }
+  if (!as)
+    return NULL;
+  if (s->m->gpu && dl->device.device_type == kDLCUDA)
+    return ts_aot_gpu_input(s->m, c, dl, as);
+  return ts_rt_tensor_from_dl(c, dl);
+}
+
+/* Converts and checks the inputs, then runs the entry function or the
+ * interpreter; the results are left in st->rets. */
 static int ts_aot_exec(ts_rt_aot_state *st, const DLTensor *inputs, int ninputs) {
   ts_rt_aot_model *m = st->m;
   ts_rt_aot_desc *desc = m->desc;
   ts_rt_ctx *c = &st->ctx;
-  if (ninputs < 0 || (uint32_t)ninputs != desc->ninputs || (ninputs && !inputs)) {
+  int nslots = ts_rt_aot_num_inputs(desc);
+  if (ninputs < 0 || (ninputs && !inputs) || (m->fixed && ninputs != nslots)) {
     if (ninputs > 0 && !inputs)
       ts_aot_seterr(st->err, "the inputs are NULL (%d given)", ninputs);
     else
-      ts_aot_seterr(st->err, "the model takes %u inputs, %d given", desc->ninputs, ninputs);
+      ts_aot_seterr(st->err, "the model takes %d inputs, %d given", nslots, ninputs);
     return TSAOT_E_INPUT;
   }
-  bool match = true;
-  st->args[0] = ts_iv_none();
-  for (uint32_t i = 0; i < desc->ninputs; i++) {
-    const ts_type *ty = ts_block_input(m->graph->block, i + 1)->type;
-    ts_rt_tensor *t = m->gpu && inputs[i].device.device_type == kDLCUDA ? ts_aot_gpu_input(m, c, &inputs[i], ty)
-                                                                        : ts_rt_tensor_from_dl(c, &inputs[i]);
-    bool ok = t && ts_rt_io_arg(c, t, ty, &st->args[i + 1]);
-    if (t)
-      ts_rt_tensor_release(t);
-    if (!ok) {
-      ts_aot_seterr(st->err, "input %u: %s", (unsigned)i, c->err.data && c->err.len ? c->err.data : "out of memory");
+  /* the arguments, by their types (errors here are the caller's, whatever
+   * the specialisation), then the guard */
+  ts_aot_slots src = {.m = m, .in = inputs};
+  st->dargs[0] = ts_iv_none();
+  bool match = true, fast = m->fixed;
+  if (fast) {
+    /* every argument one slot of its own, as in ABI 1: slot by slot (an
+     * error is read again below, for its message) */
+    for (uint32_t i = 0; i < m->nargs && fast; i++) {
+      bool none = false;
+      ts_rt_tensor *t = ts_aot_slot(&src, c, i, m->argtypes[i], &none);
+      fast = t && ts_rt_io_arg(c, t, m->argtypes[i], &st->dargs[i + 1]);
+      if (t)
+        ts_rt_tensor_release(t);
+    }
+    if (!fast) {
+      ts_aot_clear_values(st);
+      ts_rt_clear_error(c);
+    }
+  }
+  if (fast) {
+    for (uint32_t i = 0; i < m->nargs && match; i++)
+      if (!(match = ts_aot_match_leaf(&desc->inputs[i], st->dargs[i + 1]))) {
+        ts_aot_text t = {.p = st->why, .cap = sizeof st->why};
+        ts_aot_put(&t, "input %u: expected ", (unsigned)i);
+        ts_aot_put_spec(&t, &desc->inputs[i]);
+        ts_aot_put(&t, ", got ");
+        ts_aot_put_value(&t, st->dargs[i + 1]);
+      }
+  } else {
+    ts_rt_io_where w;
+    if (!ts_rt_io_args(c, m->argtypes, m->nargs, (uint32_t)ninputs, ts_aot_slot, &src, st->dargs + 1, &w)) {
+      ts_aot_text t = {.p = st->err, .cap = TS_AOT_ERR_CAP};
+      if (w.arg < m->nargs)
+        ts_aot_put_input(&t, m, w.slot, w.arg, w.idx, w.depth);
+      ts_aot_put(&t, "%s%s", w.arg < m->nargs ? ": " : "", c->err.data && c->err.len ? c->err.data : "out of memory");
       ts_aot_clear_values(st);
       return TSAOT_E_INPUT;
     }
-    if (match)
-      match = ts_aot_match(st, i, &desc->inputs[i], st->args[i + 1]);
+    ts_aot_guard g;
+    g.st = st;
+    g.specs = desc->inputs;
+    g.nspecs = desc->ninputs;
+    g.r = g.slot = g.depth = 0;
+    for (uint32_t k = 0; k < m->nargs && match; k++) {
+      g.arg = k;
+      match = ts_aot_match(&g, st->dargs[k + 1], m->argtypes[k]);
+    }
   }
   bool ok = true;
+  if (match && desc->leaves) {
+    uint32_t n = 1;
+    st->args[0] = ts_iv_none();
+    for (uint32_t k = 0; k < m->nargs && ok; k++)
+      ok = ts_rt_io_leaves(st->dargs[k + 1], m->argtypes[k], st->args, m->nparams, &n);
+    if (!ok || n != m->nparams) {
+      for (uint32_t i = 0; i < m->nparams; i++)
+        st->args[i] = ts_iv_none();
+      ts_aot_seterr(st->err, "the inputs' leaves do not fit the compiled graph's %u inputs", m->nparams - 1);
+      ts_aot_clear_values(st);
+      return TSAOT_E_INPUT;
+    }
+    for (uint32_t i = 1; i < m->nparams; i++)
+      ts_iv_retain(st->args[i]);
+  }
+  ts_iv *args = match ? st->args : st->dargs;
+  uint32_t nargs = match ? m->nparams : m->nargs + 1;
   /* only the entry function's path keeps tensors on the GPU */
   if (m->gpu && !(match && desc->entry && !m->model))
-    for (uint32_t i = 1; i < m->nparams && ok; i++)
-      ok = ts_rt_gpu_iv_to_host(m->gpu, c, &st->args[i]);
+    for (uint32_t i = 1; i < nargs && ok; i++)
+      ok = ts_rt_gpu_iv_to_host(m->gpu, c, &args[i]);
   if (!ok) {
   } else if (m->model && (match || m->fallback)) {
     st->bailout = !match;
-    ok = ts_rt_model_run_graph(m->model, c, "forward", match ? m->graph : m->fallback, st->args + 1,
-                               m->nparams - 1, st->rets, NULL);
+    ok = ts_rt_model_run_graph(m->model, c, "forward", match ? m->graph : m->fallback, args + 1, nargs - 1, st->rets,
+                               NULL);
   } else if (match && desc->entry) {
-    ok = desc->entry(st, c, st->args, st->rets);
+    ok = desc->entry(st, c, args, st->rets);
   } else if (match) {
-    ok = ts_rt_interp_run(m->ip, c, m->graph, st->args, m->nparams, st->rets, NULL);
+    ok = ts_rt_interp_run(m->ip, c, m->graph, args, nargs, st->rets, NULL);
   } else if (m->fallback) {
     st->bailout = 1;
-    ok = ts_rt_interp_run(m->ip, c, m->fallback, st->args, m->nparams, st->rets, NULL);
+    ok = ts_rt_interp_run(m->ip, c, m->fallback, args, nargs, st->rets, NULL);
   } else {
     memcpy(st->err, st->why, TS_AOT_ERR_CAP);
     ts_aot_clear_values(st);
@@ -1390,6 +1661,9 @@ static int ts_aot_exec(ts_rt_aot_state *st, const DLTensor *inputs, int ninputs)
   c->plan_nbytes = 0;
   for (uint32_t i = 0; i < m->nparams; i++)
     ts_iv_clear(&st->args[i]);
+  if (desc->leaves)
+    for (uint32_t i = 0; i < m->nargs + 1; i++)
+      ts_iv_clear(&st->dargs[i]);
   /* results leave as host tensors, their device copies dropped */
   for (uint32_t i = 0; m->gpu && ok && i < m->nrets; i++)
     ok = ts_rt_gpu_detach(m->gpu, c, &st->rets[i]);
@@ -1625,7 +1899,7 @@ int ts_rt_aot_run_static(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninpu
     return TSAOT_E_INPUT;
   }
   size_t need = ts_rt_aot_arena_size(desc), plan = (size_t)ts_aot_round64(desc->arena_plan);
-  size_t call = (size_t)ts_rt_aot_call_bytes(m->nparams, m->nrets);
+  size_t call = (size_t)ts_rt_aot_call_bytes(m->nvals, m->nrets);
   if (!arena || (uintptr_t)arena % TSAOT_ARENA_ALIGN) {
     ts_aot_seterr(last->err, "the arena %s", arena ? "is not 64-byte aligned" : "is NULL");
     return TSAOT_E_ARENA;

@@ -32,7 +32,10 @@
 
 #include <dlpack/dlpack.h>
 
-#define TS_RT_AOT_ABI 2
+/* 2: ts_rt_aot_fusion takes a kernel's copies per x86-64 level; 3: the
+ * descriptor's signature, leaves and nslots (include/tsaot.h's argument
+ * slots) */
+#define TS_RT_AOT_ABI 3
 
 struct tsaot_profile_row; /* include/tsaot.h */
 
@@ -46,14 +49,21 @@ typedef struct ts_rt_aot_tconst {
   const int64_t *strides;
 } ts_rt_aot_tconst;
 
-/* One input or output of the specialisation (include/tsaot.h's tsaot_spec
- * kinds: 0 tensor, 1 int, 2 float, 3 bool). */
+/* One input slot or output of the specialisation: include/tsaot.h's
+ * tsaot_spec kinds (TSAOT_SPEC_TENSOR ..., | TSAOT_SPEC_OPTIONAL), and for
+ * an input TS_RT_AOT_SPEC_OPEN where the compiled code takes None too (an
+ * Optional compiled without an example: None skips the value's template
+ * specs, ts_rt_io_template_slots). A TSAOT_SPEC_LENGTH's sizes[0] is the
+ * list length compiled for, or -1 (then one element's specs follow, which
+ * every element matches). */
 typedef struct ts_rt_aot_spec {
   int32_t kind;
-  int32_t dtype;  /* ts_dtype; tensors */
+  int32_t dtype;  /* ts_dtype: a tensor's (TS_DT_NONE: any), a slot's for the other kinds */
   int32_t ndim;   /* -1: any */
-  const int64_t *sizes; /* ndim; -1: any size */
+  const int64_t *sizes; /* ndim (a length: 1); -1: any size */
 } ts_rt_aot_spec;
+
+#define TS_RT_AOT_SPEC_OPEN 0x200
 
 /* One run's state (what the entry function gets) and what init makes,
  * shared by the runs (aot.c). */
@@ -88,7 +98,8 @@ typedef struct ts_rt_aot_desc {
   uint32_t ntconsts_graph, ntconsts_fallback;
   uint32_t nnodes;          /* ts_rt_aot_number_nodes(graph) */
   ts_rt_aot_entry_fn entry; /* NULL: the graph runs in the interpreter */
-  uint32_t ninputs;         /* after self */
+  uint32_t ninputs;         /* input specs: one per slot of the specialisation
+                               (with open lists and optionals: of one form) */
   const ts_rt_aot_spec *inputs;
   int32_t noutputs;         /* flattened; -1: not static */
   const ts_rt_aot_spec *outputs;
@@ -102,6 +113,17 @@ typedef struct ts_rt_aot_desc {
    * as self. NULL otherwise. run_static is not available then. */
   const uint8_t *archive;
   uint64_t archive_len;
+  /* forward's arguments after self, the ABI's (include/tsaot.h): a line
+   * "name: type\n" each, the type as ts_type_print writes it. NULL: the
+   * graph's own inputs after self (then nslots is ninputs). */
+  const char *signature;
+  uint64_t signature_len;
+  /* 1: the graph's inputs after self are the arguments' leaves in slot
+   * order (ts_rt_io_leaves: a specialisation to examples fixes None values
+   * and list lengths, so they are no inputs), and the fallback graph takes
+   * the arguments; 0: both take the arguments */
+  uint32_t leaves;
+  int32_t nslots;           /* NAME_num_inputs: the specialisation's slots, -1 when they vary */
 } ts_rt_aot_desc;
 
 /* ------------------------------------------------------- numbering (aot.c) */
@@ -132,9 +154,10 @@ int ts_rt_aot_num_outputs(ts_rt_aot_desc *desc);
 int ts_rt_aot_input_spec(ts_rt_aot_desc *desc, int i, void *tsaot_spec_out);
 int ts_rt_aot_output_spec(ts_rt_aot_desc *desc, int i, void *tsaot_spec_out);
 size_t ts_rt_aot_arena_size(ts_rt_aot_desc *desc);
-/* Bytes of one run's state for a graph of nparams inputs (self included)
- * and nrets outputs: run_static lays it out in the arena after the plan,
- * so the compiler adds it to arena_heap. */
+/* Bytes of one run's state for nparams argument values (the graph's
+ * inputs, self included, plus forward's arguments and self when the graph
+ * takes leaves) and nrets outputs: run_static lays it out in the arena
+ * after the plan, so the compiler adds it to arena_heap. */
 uint64_t ts_rt_aot_call_bytes(uint32_t nparams, uint32_t nrets);
 void ts_rt_aot_set_threads(ts_rt_aot_desc *desc, int n);
 /* image: the library's ts_rt_cuda_image (NULL: compiled for the CPU only);

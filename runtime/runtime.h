@@ -494,8 +494,9 @@ ts_rt_tensor *ts_rt_tensor_from_tconst(ts_rt_ctx *ctx, const ts_tconst *tc);
  * Tensor/Any parameter takes t itself (retained); an int / float / bool
  * parameter a 0-d integral / integral-or-floating / bool array; a number
  * any 0-d array; a List[int] / List[float] / List[bool] a 1-d array of the
- * same kinds. False with the reason in c ("expected an int (a 0-d int64
- * array), got a 2-d float32 array of shape (2, 3)"). */
+ * same kinds; a str a 1-d uint8 array of valid UTF-8. False with the reason
+ * in c ("expected an int (a 0-d int64 array), got a 2-d float32 array of
+ * shape (2, 3)"). */
 bool ts_rt_io_arg(ts_rt_ctx *c, ts_rt_tensor *t, const ts_type *ty, ts_iv *out);
 /* Calls fn for each array of a result flattened depth-first: tensors as
  * they are; tuples, lists and dicts' values element by element; a list of
@@ -508,6 +509,44 @@ typedef bool (*ts_rt_io_out_fn)(void *arg, ts_rt_tensor *t, ts_iv v);
 bool ts_rt_io_flatten(ts_rt_ctx *c, ts_iv v, ts_rt_io_out_fn fn, void *arg);
 /* "a 2-d float32 array of shape (2, 3)" */
 void ts_rt_io_describe(ts_buf *b, const ts_rt_tensor *t);
+
+/* Arguments flattened into slots (include/tsaot.h; tsaot-run's command
+ * line): a parameter of a leaf type (ts_rt_io_leaf: Tensor, a number, str,
+ * a list of numbers; Optional or not) takes one array, read by
+ * ts_rt_io_arg's rules; Optional[T] a None marker or T's slots; a tuple its
+ * elements' slots in order; any other list a 0-d integral length n, then n
+ * elements' slots. */
+enum { TS_RT_IO_MAX_DEPTH = 32 }; /* types nested deeper are refused */
+bool ts_rt_io_leaf(const ts_type *ty);
+/* Whether arguments of type ty have slots; false with the reason in why. */
+bool ts_rt_io_passable(const ts_type *ty, ts_buf *why);
+/* Slots of one value of type ty in which every list has one element and
+ * no Optional is None (include/tsaot.h's template of input specs). */
+uint32_t ts_rt_io_template_slots(const ts_type *ty);
+/* Where ts_rt_io_args reads slot i: a new tensor for the slot read as
+ * `as` (a leaf type, or int for a list's length); NULL with *none set for
+ * a None marker; NULL with an error in c otherwise. With `as` NULL only
+ * *none is set (a look ahead: nothing is made, nothing fails). */
+typedef ts_rt_tensor *(*ts_rt_io_slot_fn)(void *arg, ts_rt_ctx *c, uint32_t i, const ts_type *as, bool *none);
+/* Where reading arguments failed: argument `arg` (0: the first after
+ * self; n: slots left over at the end), slot `slot`, and inside the
+ * argument the element idx[0..depth) ("xs[1][0]"). */
+typedef struct ts_rt_io_where {
+  uint32_t arg, slot, depth;
+  uint32_t idx[TS_RT_IO_MAX_DEPTH + 1];
+} ts_rt_io_where;
+/* The n arguments of types types[] from nslots slots, into out[] (new
+ * references): every slot must be read. False with the reason in c and the
+ * place in *w (may be NULL); out[] is then all None. */
+bool ts_rt_io_args(ts_rt_ctx *c, const ts_type *const *types, uint32_t n, uint32_t nslots, ts_rt_io_slot_fn fn,
+                   void *arg, ts_iv *out, ts_rt_io_where *w);
+/* The leaves of argument v of type ty in slot order, None values left out
+ * (borrowed), appended to out[*n..cap); false when they do not fit or v
+ * does not have the type's shape. */
+bool ts_rt_io_leaves(ts_iv v, const ts_type *ty, ts_iv *out, uint32_t cap, uint32_t *n);
+/* "xs[1][0]": the argument's name (a graph's "x.1" written "x"; NULL:
+ * "argument K", K = arg + 1) and the element's indices, into buf. */
+void ts_rt_io_path(char *buf, size_t cap, const char *name, uint32_t arg, const uint32_t *idx, uint32_t depth);
 
 /* ---------------------------------------------------------------- interp.c */
 

@@ -37,6 +37,8 @@ bool ts_tool_so_open(ts_tool_so *so, const char *path, char *why, size_t whylen)
   *(void **)&so->release = ts_so_sym(so, "release");
   *(void **)&so->num_inputs = ts_so_sym(so, "num_inputs");
   *(void **)&so->num_outputs = ts_so_sym(so, "num_outputs");
+  *(void **)&so->input_spec = ts_so_sym(so, "input_spec");
+  *(void **)&so->output_spec = ts_so_sym(so, "output_spec");
   *(void **)&so->arena_size = ts_so_sym(so, "arena_size");
   *(void **)&so->set_threads = ts_so_sym(so, "set_threads");
   *(void **)&so->run = ts_so_sym(so, "run");
@@ -47,8 +49,9 @@ bool ts_tool_so_open(ts_tool_so *so, const char *path, char *why, size_t whylen)
   *(void **)&so->profile_rows = ts_so_sym(so, "profile_rows");
   *(void **)&so->set_device = ts_so_sym(so, "set_device");
   *(void **)&so->device_stats = ts_so_sym(so, "device_stats");
-  if (!so->set_device || !so->device_stats || !so->init || !so->release || !so->num_inputs || !so->num_outputs || !so->arena_size || !so->set_threads ||
-      !so->run || !so->run_static || !so->last_error || !so->last_bailout || !so->profile || !so->profile_rows) {
+  if (!so->set_device || !so->device_stats || !so->init || !so->release || !so->num_inputs || !so->num_outputs ||
+      !so->input_spec || !so->output_spec || !so->arena_size || !so->set_threads || !so->run || !so->run_static ||
+      !so->last_error || !so->last_bailout || !so->profile || !so->profile_rows) {
     snprintf(why, whylen, "%s: the model '%s' lacks functions of include/tsaot.h", path, so->name);
     return false;
   }

@@ -17,6 +17,8 @@ typedef struct ts_tool_so {
   void (*release)(void);
   int (*num_inputs)(void);
   int (*num_outputs)(void);
+  int (*input_spec)(int, tsaot_spec *);
+  int (*output_spec)(int, tsaot_spec *);
   size_t (*arena_size)(void);
   void (*set_threads)(int);
   int (*run)(const DLTensor *, int, DLManagedTensor **, int, int *);

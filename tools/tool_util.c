@@ -75,6 +75,8 @@ const ts_type **ts_tool_input_types(ts_graph *g, const char *const *specs, uint3
   for (uint32_t k = 0; ok && k < nspecs; k++) {
     const ts_value *in = ts_block_input(g->block, first + k);
     const char *s = specs[k];
+    if (strncmp(s, "str:", 4) == 0)
+      continue; /* a str: no spec */
     if (!ts_tool_is_npy(s)) {
       types[first + k] = ts_pass_spec_parse(ts_graph_arena(g), s, strlen(s), d);
       ok = types[first + k] != NULL;
@@ -87,7 +89,8 @@ const ts_type **ts_tool_input_types(ts_graph *g, const char *const *specs, uint3
       break;
     }
     ts_type_kind pk = in->type->kind;
-    bool number = t->ndim == 0 && (pk == TS_TY_INT || pk == TS_TY_FLOAT || pk == TS_TY_BOOL || pk == TS_TY_NUMBER);
+    bool number = (t->ndim == 0 && (pk == TS_TY_INT || pk == TS_TY_FLOAT || pk == TS_TY_BOOL || pk == TS_TY_NUMBER)) ||
+                  pk == TS_TY_STR || (pk == TS_TY_LIST && ts_rt_io_leaf(in->type));
     if (!number) {
       types[first + k] = ts_pass_spec_of_tensor(ts_graph_arena(g), t);
       if (!types[first + k]) {
@@ -103,4 +106,288 @@ const ts_type **ts_tool_input_types(ts_graph *g, const char *const *specs, uint3
     return NULL;
   }
   return types;
+}
+
+/* ------------------------------------------------------------ arguments */
+
+enum { TS_TOOL_ARG_DEPTH = 32 };
+
+bool ts_tool_arg_syntax(const char *w) {
+  return !strcmp(w, "none") || !strncmp(w, "str:", 4) || !strcmp(w, "[") || !strcmp(w, "]") || !strcmp(w, "(") ||
+         !strcmp(w, ")");
+}
+
+void ts_tool_args_free(ts_tool_arg *args, uint32_t nargs) {
+  for (uint32_t i = 0; args && i < nargs; i++)
+    ts_tool_args_free(args[i].elems, args[i].n);
+  free(args);
+}
+
+/* args = arg* up to `close` (a word) or the end; *at the next word. */
+static bool ts_tool_args_read(const char *const *w, uint32_t nw, uint32_t *at, const char *close, int depth,
+                              ts_tool_arg **out, uint32_t *n, char *why, size_t cap) {
+  uint32_t start = *at;
+  *out = NULL;
+  *n = 0;
+  if (depth > TS_TOOL_ARG_DEPTH) {
+    snprintf(why, cap, "brackets nested more than %d deep", TS_TOOL_ARG_DEPTH);
+    return false;
+  }
+  /* at most one argument per word left */
+  ts_tool_arg *v = calloc(nw - *at + 1, sizeof *v);
+  if (!v) {
+    snprintf(why, cap, "out of memory");
+    return false;
+  }
+  while (*at < nw) {
+    const char *x = w[*at];
+    if (close && !strcmp(x, close)) {
+      (*at)++;
+      *out = v;
+      return true;
+    }
+    if (!strcmp(x, "]") || !strcmp(x, ")")) {
+      snprintf(why, cap, "'%s' without its '%s'", x, x[0] == ']' ? "[" : "(");
+      ts_tool_args_free(v, *n);
+      return false;
+    }
+    ts_tool_arg *a = &v[(*n)++];
+    a->word = x;
+    (*at)++;
+    if (!strcmp(x, "[") || !strcmp(x, "(")) {
+      a->kind = x[0] == '[' ? TS_TOOL_ARG_LIST : TS_TOOL_ARG_TUPLE;
+      if (!ts_tool_args_read(w, nw, at, x[0] == '[' ? "]" : ")", depth + 1, &a->elems, &a->n, why, cap)) {
+        ts_tool_args_free(v, *n);
+        return false;
+      }
+    } else {
+      a->kind = !strcmp(x, "none") ? TS_TOOL_ARG_NONE : !strncmp(x, "str:", 4) ? TS_TOOL_ARG_STR : TS_TOOL_ARG_WORD;
+    }
+  }
+  if (close) {
+    snprintf(why, cap, "'%s' (word %u) without its '%s'", close[0] == ']' ? "[" : "(", start, close);
+    ts_tool_args_free(v, *n);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+bool ts_tool_args_parse(const char *const *words, uint32_t nwords, ts_tool_arg **args, uint32_t *nargs, char *why,
+                        size_t cap) {
+  uint32_t at = 0;
+  return ts_tool_args_read(words, nwords, &at, NULL, 0, args, nargs, why, cap);
+}
+
+/* Checking arguments against their parameters' types. */
+typedef struct ts_tool_ck {
+  ts_arena *a;
+  const char **leaves;
+  uint32_t *nleaves;
+  ts_buf *why;
+  const char *name;
+  uint32_t arg;
+  uint32_t idx[TS_TOOL_ARG_DEPTH + 2];
+  uint32_t depth;
+} ts_tool_ck;
+
+static bool ts_tool_ck_fail(ts_tool_ck *k, const ts_type *ty, const char *what) {
+  char path[160];
+  ts_rt_io_path(path, sizeof path, k->name, k->arg, k->idx, k->depth);
+  ts_buf_printf(k->why, "argument %u (%s): %s for a parameter of type ", k->arg + 1, path, what);
+  ts_type_print(k->why, ty);
+  if (ty->kind == TS_TY_OPTIONAL)
+    ty = ty->elems[0];
+  if (ty->kind == TS_TY_TUPLE)
+    ts_buf_printf(k->why, " (a tuple is written ( ... ), %u elements)", ty->n);
+  else if (ty->kind == TS_TY_LIST && !ts_rt_io_leaf(ty))
+    ts_buf_puts(k->why, " (a list is written [ ... ])");
+  else if (ty->kind == TS_TY_LIST)
+    ts_buf_puts(k->why, " (a list of numbers is one 1-d .npy)");
+  else if (ty->kind == TS_TY_STR)
+    ts_buf_puts(k->why, " (a str is str:TEXT or a 1-d uint8 .npy)");
+  return false;
+}
+
+/* The form of one argument (or element) of type ty, into *f (f NULL: only
+ * checked). */
+static bool ts_tool_ck_arg(ts_tool_ck *k, const ts_tool_arg *x, const ts_type *ty, ts_pass_form *f) {
+  const ts_type *u = ty;
+  while (u->kind == TS_TY_OPTIONAL)
+    u = u->elems[0];
+  if (k->depth > TS_TOOL_ARG_DEPTH)
+    return ts_tool_ck_fail(k, ty, "nested too deeply");
+  switch (x->kind) {
+  case TS_TOOL_ARG_NONE:
+    if (ty->kind != TS_TY_OPTIONAL)
+      return ts_tool_ck_fail(k, ty, "none");
+    if (f)
+      f->kind = TS_PASS_FORM_NONE;
+    return true;
+  case TS_TOOL_ARG_WORD:
+  case TS_TOOL_ARG_STR:
+    if (!ts_rt_io_leaf(u))
+      return ts_tool_ck_fail(k, ty, x->kind == TS_TOOL_ARG_STR ? "a str" : "one array");
+    if (x->kind == TS_TOOL_ARG_STR && u->kind != TS_TY_STR)
+      return ts_tool_ck_fail(k, ty, "a str");
+    if (f) {
+      f->kind = TS_PASS_FORM_LEAF;
+      k->leaves[(*k->nleaves)++] = x->word;
+    }
+    return true;
+  case TS_TOOL_ARG_LIST:
+  case TS_TOOL_ARG_TUPLE: {
+    bool list = x->kind == TS_TOOL_ARG_LIST;
+    if (list ? u->kind != TS_TY_LIST || ts_rt_io_leaf(u) : u->kind != TS_TY_TUPLE)
+      return ts_tool_ck_fail(k, ty, list ? "a list [ ... ]" : "a tuple ( ... )");
+    if (!list && x->n != u->n)
+      return ts_tool_ck_fail(k, ty, x->n < u->n ? "a tuple of fewer elements" : "a tuple of more elements");
+    ts_pass_form *el = NULL;
+    if (f) {
+      f->kind = list ? TS_PASS_FORM_LIST : TS_PASS_FORM_TUPLE;
+      f->n = x->n;
+      if (x->n && !(el = ts_arena_alloc(k->a, x->n * sizeof *el))) {
+        ts_buf_puts(k->why, "out of memory");
+        return false;
+      }
+      if (el)
+        memset(el, 0, x->n * sizeof *el);
+      f->elems = el;
+    }
+    uint32_t d = k->depth++;
+    for (uint32_t i = 0; i < x->n; i++) {
+      k->idx[d] = i;
+      if (!ts_tool_ck_arg(k, &x->elems[i], list ? u->elems[0] : u->elems[i], el ? &el[i] : NULL))
+        return false;
+    }
+    k->depth = d;
+    return true;
+  }
+  }
+  return false;
+}
+
+bool ts_tool_args_check(const ts_tool_arg *args, uint32_t nargs, const ts_type *const *types,
+                        const char *const *names, ts_arena *a, const ts_pass_form **forms, const char **leaves,
+                        uint32_t *nleaves, ts_buf *why) {
+  ts_tool_ck k = {.a = a, .leaves = leaves, .nleaves = nleaves, .why = why};
+  for (uint32_t i = 0; i < nargs; i++) {
+    k.name = names ? names[i] : NULL;
+    k.arg = i;
+    k.depth = 0;
+    ts_pass_form *f = NULL;
+    if (forms && !(f = ts_arena_alloc(a, sizeof *f))) {
+      ts_buf_puts(why, "out of memory");
+      return false;
+    }
+    if (f)
+      memset(f, 0, sizeof *f);
+    if (!ts_tool_ck_arg(&k, &args[i], types[i], f))
+      return false;
+    if (forms)
+      forms[i] = f;
+  }
+  return true;
+}
+
+void ts_tool_slots_free(ts_tool_slots *s) {
+  for (uint32_t i = 0; s->t && i < s->n; i++)
+    if (s->t[i])
+      ts_rt_tensor_release(s->t[i]);
+  free(s->t);
+  free(s->word);
+  memset(s, 0, sizeof *s);
+}
+
+static uint32_t ts_tool_count_slots(const ts_tool_arg *args, uint32_t n) {
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++)
+    k += args[i].kind == TS_TOOL_ARG_TUPLE  ? ts_tool_count_slots(args[i].elems, args[i].n)
+         : args[i].kind == TS_TOOL_ARG_LIST ? 1 + ts_tool_count_slots(args[i].elems, args[i].n)
+                                            : 1;
+  return k;
+}
+
+static bool ts_tool_slots_fill(ts_rt_ctx *c, const ts_tool_arg *args, uint32_t n, ts_tool_slots *s) {
+  for (uint32_t i = 0; i < n; i++) {
+    const ts_tool_arg *x = &args[i];
+    uint32_t at = s->n++;
+    s->word[at] = x->word;
+    switch (x->kind) {
+    case TS_TOOL_ARG_NONE:
+      break;
+    case TS_TOOL_ARG_WORD:
+      if (!(s->t[at] = ts_rt_npy_read(c, x->word)))
+        return false;
+      break;
+    case TS_TOOL_ARG_STR: {
+      int64_t len = (int64_t)strlen(x->word + 4);
+      if (!(s->t[at] = ts_rt_tensor_new(c, TS_DT_UINT8, 1, &len, false)))
+        return false;
+      memcpy(ts_rt_tensor_data(s->t[at]), x->word + 4, (size_t)len);
+      break;
+    }
+    case TS_TOOL_ARG_LIST:
+      if (!(s->t[at] = ts_rt_tensor_scalar(c, TS_DT_INT64, 0, x->n)))
+        return false;
+      if (!ts_tool_slots_fill(c, x->elems, x->n, s))
+        return false;
+      break;
+    case TS_TOOL_ARG_TUPLE:
+      s->n--; /* a tuple has no slot of its own */
+      if (!ts_tool_slots_fill(c, x->elems, x->n, s))
+        return false;
+      break;
+    }
+  }
+  return true;
+}
+
+bool ts_tool_slots_make(ts_rt_ctx *c, const ts_tool_arg *args, uint32_t nargs, ts_tool_slots *s) {
+  memset(s, 0, sizeof *s);
+  uint32_t n = ts_tool_count_slots(args, nargs);
+  s->t = calloc(n + 1, sizeof *s->t);
+  s->word = calloc(n + 1, sizeof *s->word);
+  if (!s->t || !s->word) {
+    ts_tool_slots_free(s);
+    return ts_rt_oom(c);
+  }
+  if (!ts_tool_slots_fill(c, args, nargs, s)) {
+    ts_tool_slots_free(s);
+    return false;
+  }
+  return true;
+}
+
+static ts_rt_tensor *ts_tool_slot(void *arg, ts_rt_ctx *c, uint32_t i, const ts_type *as, bool *none) {
+  (void)c;
+  (void)as;
+  const ts_tool_slots *s = arg;
+  if (!s->t[i]) {
+    *none = true;
+    return NULL;
+  }
+  if (!as)
+    return NULL;
+  ts_rt_tensor_retain(s->t[i]);
+  return s->t[i];
+}
+
+bool ts_tool_slots_values(ts_rt_ctx *c, const ts_tool_slots *s, const ts_type *const *types,
+                          const char *const *names, uint32_t nargs, ts_iv *out, ts_buf *why) {
+  ts_rt_io_where w = {0};
+  if (ts_rt_io_args(c, types, nargs, s->n, ts_tool_slot, (void *)s, out, &w))
+    return true;
+  const char *msg = c->err.data && c->err.len ? c->err.data : "out of memory";
+  if (w.arg >= nargs) {
+    ts_buf_printf(why, "%s", msg);
+    return false;
+  }
+  char path[160];
+  ts_rt_io_path(path, sizeof path, names ? names[w.arg] : NULL, w.arg, w.idx, w.depth);
+  const char *word = w.slot < s->n ? s->word[w.slot] : "(the end)";
+  if (w.slot < s->n && s->word[w.slot][0] == '[')
+    word = "[ (a list's length)";
+  ts_buf_printf(why, "%s (argument %u '%s'): %s", word, w.arg + 1, path, msg);
+  return false;
 }

@@ -19,4 +19,68 @@ char *ts_tool_read_file(const char *prog, const char *path, size_t max, size_t *
  * in d (more specs than inputs, an unreadable file, a bad spec). */
 const ts_type **ts_tool_input_types(ts_graph *g, const char *const *specs, uint32_t nspecs, ts_diag *d);
 
+/* ------------------------------------------------------------ arguments
+ *
+ * Arguments on a command line (tsaot-run, tsaot --example, tsaot-bench),
+ * each a word or a group of words, as include/tsaot.h's slots are:
+ *   X.npy          an array (a tensor, a 0-d number, a 1-d List[int], a 1-d
+ *                  uint8 str); for tsaot --input, a spec text ("f32[1,3]")
+ *   none           None
+ *   str:TEXT       a str: the bytes after "str:"
+ *   [ ARG ... ]    a List of anything but numbers (a List[int] is one 1-d
+ *                  .npy): its length, then the elements
+ *   ( ARG ... )    a Tuple: its elements
+ * The brackets are words of their own. */
+typedef enum ts_tool_arg_kind {
+  TS_TOOL_ARG_WORD,
+  TS_TOOL_ARG_NONE,
+  TS_TOOL_ARG_STR,
+  TS_TOOL_ARG_LIST,
+  TS_TOOL_ARG_TUPLE,
+} ts_tool_arg_kind;
+
+typedef struct ts_tool_arg {
+  ts_tool_arg_kind kind;
+  const char *word; /* the word (STR: "str:TEXT"; LIST, TUPLE: "[" or "(") */
+  uint32_t n;       /* LIST, TUPLE: elements */
+  struct ts_tool_arg *elems;
+} ts_tool_arg;
+
+/* Whether a word is one of the argument syntax's: none, str:..., a bracket. */
+bool ts_tool_arg_syntax(const char *w);
+/* The arguments in words[0..nwords): a tree each, into *args (*nargs of
+ * them; free with ts_tool_args_free). False with the reason in why[cap]
+ * (a bracket without its match, groups nested over 32 deep). */
+bool ts_tool_args_parse(const char *const *words, uint32_t nwords, ts_tool_arg **args, uint32_t *nargs, char *why,
+                        size_t cap);
+void ts_tool_args_free(ts_tool_arg *args, uint32_t nargs);
+/* Whether args[k] has the shape of a parameter of type types[k] (names[k]
+ * its name), k < nargs: none only for an Optional, [ ] for a List of other
+ * than numbers, ( ) for a Tuple of as many elements, one word for the
+ * rest. With `forms` not NULL, each argument's form (ts_pass_spec_leaves)
+ * in arena a and the words of its leaves (in slot order) appended to
+ * leaves[*nleaves] (room for as many as there are words). False with
+ * "argument 3 (key_padding_mask): ..." in why. */
+bool ts_tool_args_check(const ts_tool_arg *args, uint32_t nargs, const ts_type *const *types,
+                        const char *const *names, ts_arena *a, const ts_pass_form **forms, const char **leaves,
+                        uint32_t *nleaves, ts_buf *why);
+
+/* The slots of arguments (include/tsaot.h): a tensor per .npy (read), a
+ * 1-d uint8 tensor per str:, a 0-d int64 length per [ ], NULL per none;
+ * word[i]: the word slot i comes from ("in0.npy", "none", "[" for a
+ * length), for messages. */
+typedef struct ts_tool_slots {
+  uint32_t n;
+  ts_rt_tensor **t;
+  const char **word;
+} ts_tool_slots;
+/* False with the reason in c (an unreadable .npy, out of memory). */
+bool ts_tool_slots_make(ts_rt_ctx *c, const ts_tool_arg *args, uint32_t nargs, ts_tool_slots *s);
+void ts_tool_slots_free(ts_tool_slots *s);
+/* The arguments of types types[0..nargs) (names[]: their names) from the
+ * slots, by runtime/io.c's rules, into out[] (new references). False with
+ * "WORD (argument K 'name'): why" in why. */
+bool ts_tool_slots_values(ts_rt_ctx *c, const ts_tool_slots *s, const ts_type *const *types,
+                          const char *const *names, uint32_t nargs, ts_iv *out, ts_buf *why);
+
 #endif

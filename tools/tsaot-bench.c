@@ -2,12 +2,13 @@
  * model side by side, in one process, on the same inputs
  * (../shared/DESIGN.md, "Command-line contract").
  *
- *   tsaot-bench MODEL.pt in0.npy ... [--iters N] [--warmup N] [--threads N]
+ *   tsaot-bench MODEL.pt ARG ... [--iters N] [--warmup N] [--threads N]
  *               [--compiled MODEL.so] [--profile] [--json] [--tsaot PATH]
  *               [--no-interp] [--keep DIR]
  *
  * Without --compiled the model is compiled first, by the tsaot beside this
- * program (--example the inputs), and the compile time is the wall time of
+ * program (--example the arguments: .npy files, none, str:, [ ], ( ) as
+ * tools/tool_util.h reads them), and the compile time is the wall time of
  * that run. A second process then loads the library and runs it once: its
  * time from start to first result and its peak resident memory are what a
  * program that embeds the model would see. Then, in this process, each side
@@ -26,6 +27,7 @@
 #include "npy.h"
 #include "runtime.h"
 #include "so_load.h"
+#include "tool_util.h"
 #include "tsaot.h"
 
 #include <errno.h>
@@ -47,7 +49,8 @@ static void ts_bench_usage(FILE *f) {
           "usage: tsaot-bench MODEL.pt [in0.npy ...] [options]\n"
           "\n"
           "Times MODEL.pt's forward in the reference interpreter and compiled by tsaot,\n"
-          "in one process, on the inputs in0.npy ... (after self, in order), and prints\n"
+          "in one process, on the arguments in0.npy ... (after self, in order; also none,\n"
+          "str:TEXT, [ ARG ... ] and ( ARG ... ) as tsaot-run takes them), and prints\n"
           "median and minimum latency of each, their ratio, the compile time, the\n"
           "activation arena, the time from process start to first result and the peak\n"
           "resident memory of a process that runs the compiled model.\n"
@@ -149,28 +152,41 @@ static bool ts_bench_so_run(const char *prog, ts_tool_so *so, const DLTensor *in
 
 /* --------------------------------------------------------- the inputs */
 
+/* The arguments (tool_util.h's words: .npy files, none, str:, [ ], ( ))
+ * and their slots as DLTensors (include/tsaot.h). */
 typedef struct ts_bench_inputs {
-  ts_rt_tensor **t;
+  ts_tool_arg *args;
+  uint32_t nargs;
+  ts_tool_slots slots;
   DLTensor *dl;
-  int n;
+  int n;   /* slots */
+  bool words; /* every argument one .npy: one slot each, as in ABI 1 */
 } ts_bench_inputs;
 
-static bool ts_bench_inputs_read(const char *prog, ts_rt_ctx *ctx, const char *const *paths, int n,
+static bool ts_bench_inputs_read(const char *prog, ts_rt_ctx *ctx, const char *const *words, int n,
                                  ts_bench_inputs *in) {
-  in->n = n;
-  in->t = calloc((size_t)n + 1, sizeof *in->t);
-  in->dl = calloc((size_t)n + 1, sizeof *in->dl);
-  if (!in->t || !in->dl) {
+  char why[256];
+  if (!ts_tool_args_parse(words, (uint32_t)n, &in->args, &in->nargs, why, sizeof why)) {
+    fprintf(stderr, "%s: the arguments: %s\n", prog, why);
+    return false;
+  }
+  if (!ts_tool_slots_make(ctx, in->args, in->nargs, &in->slots)) {
+    fprintf(stderr, "%s: %s\n", prog, ctx->err.data ? ctx->err.data : "out of memory");
+    return false;
+  }
+  in->n = (int)in->slots.n;
+  if (!(in->dl = calloc((size_t)in->n + 1, sizeof *in->dl))) {
     fprintf(stderr, "%s: out of memory\n", prog);
     return false;
   }
-  for (int k = 0; k < n; k++) {
-    if (!(in->t[k] = ts_rt_npy_read(ctx, paths[k]))) {
-      fprintf(stderr, "%s: %s\n", prog, ctx->err.data ? ctx->err.data : paths[k]);
-      return false;
-    }
-    if (!ts_rt_tensor_to_dl(in->t[k], &in->dl[k])) {
-      fprintf(stderr, "%s: %s: unsupported dtype\n", prog, paths[k]);
+  in->words = true;
+  for (uint32_t k = 0; k < in->nargs; k++)
+    in->words = in->words && in->args[k].kind == TS_TOOL_ARG_WORD;
+  for (int k = 0; k < in->n; k++) {
+    if (!in->slots.t[k])
+      in->dl[k] = tsaot_none();
+    else if (!ts_rt_tensor_to_dl(in->slots.t[k], &in->dl[k])) {
+      fprintf(stderr, "%s: %s: unsupported dtype\n", prog, in->slots.word[k]);
       return false;
     }
   }
@@ -178,16 +194,14 @@ static bool ts_bench_inputs_read(const char *prog, ts_rt_ctx *ctx, const char *c
 }
 
 static void ts_bench_inputs_free(ts_bench_inputs *in) {
-  for (int k = 0; in->t && k < in->n; k++)
-    if (in->t[k])
-      ts_rt_tensor_release(in->t[k]);
-  free(in->t);
+  ts_tool_slots_free(&in->slots);
+  ts_tool_args_free(in->args, in->nargs);
   free(in->dl);
 }
 
 /* ---------------------------------------------- the cold-start process */
 
-/* tsaot-bench --cold-start M.so THREADS in0.npy ...: loads the library, runs
+/* tsaot-bench --cold-start M.so THREADS ARG ...: loads the library, runs
  * it once and prints the monotonic clock at the first result (the parent
  * took it before starting this process) and the three steps' times. */
 static int ts_bench_cold(int argc, char **argv) {
@@ -601,6 +615,8 @@ static double ts_bench_copy_gbps(ts_rt_ctx *ctx, uint64_t bytes) {
 }
 
 static uint64_t ts_bench_dl_bytes(const DLTensor *t) {
+  if (tsaot_is_none(t))
+    return 0;
   uint64_t n = (uint64_t)(t->dtype.bits * t->dtype.lanes + 7) / 8;
   for (int d = 0; d < t->ndim; d++)
     n *= (uint64_t)t->shape[d];
@@ -734,6 +750,7 @@ int main(int argc, char **argv) {
   ts_bench_inputs in = {0};
   ts_rt_model *m = NULL;
   ts_iv *args = NULL, iret = ts_iv_none();
+  uint32_t nargs = 0;
   bool have_iret = false;
   ts_tool_so so = {0};
   ts_bench_outs outs = {0};
@@ -776,7 +793,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "%s: cannot find the compiler tsaot beside this program; give it with --tsaot PATH\n", prog);
       goto out;
     }
-    char **av = calloc((size_t)o.ninputs + 8, sizeof *av);
+    char **av = calloc((size_t)o.ninputs + 9, sizeof *av);
     if (!av) {
       fprintf(stderr, "%s: out of memory\n", prog);
       goto out;
@@ -784,6 +801,8 @@ int main(int argc, char **argv) {
     int na = 0;
     av[na++] = tsaot;
     av[na++] = (char *)o.model;
+    if (o.ninputs)
+      av[na++] = "--example";
     for (int k = 0; k < o.ninputs; k++)
       av[na++] = (char *)o.inputs[k];
     av[na++] = "-o";
@@ -834,19 +853,32 @@ int main(int argc, char **argv) {
       goto out;
     }
     uint32_t nparams = ts_block_ninputs(g->block) - 1;
-    if ((uint32_t)o.ninputs > nparams) {
-      fprintf(stderr, "%s: %s: forward takes %u argument%s, %d given\n", prog, o.model, (unsigned)nparams,
-              nparams == 1 ? "" : "s", o.ninputs);
+    if (in.nargs > nparams) {
+      fprintf(stderr, "%s: %s: forward takes %u argument%s, %u given\n", prog, o.model, (unsigned)nparams,
+              nparams == 1 ? "" : "s", in.nargs);
       goto out;
     }
-    if (!(args = calloc((size_t)o.ninputs + 1, sizeof *args)))
+    if (!(args = calloc((size_t)in.nargs + 1, sizeof *args)))
       goto out;
-    for (int k = 0; k < o.ninputs; k++) {
-      const ts_value *pv = ts_block_input(g->block, (uint32_t)k + 1);
-      if (!ts_rt_io_arg(&ctx, in.t[k], pv->type, &args[k])) {
-        fprintf(stderr, "%s: %s: %s\n", prog, o.inputs[k], ctx.err.data ? ctx.err.data : "bad input");
-        goto out;
+    nargs = in.nargs;
+    {
+      const ts_type **types = calloc(nargs + 1, sizeof *types);
+      const char **names = calloc(nargs + 1, sizeof *names);
+      ts_buf why = {0};
+      bool ok = types && names;
+      for (uint32_t k = 0; ok && k < nargs; k++) {
+        types[k] = ts_block_input(g->block, k + 1)->type;
+        names[k] = ts_block_input(g->block, k + 1)->name;
       }
+      ok = ok && ts_tool_args_check(in.args, nargs, types, names, NULL, NULL, NULL, NULL, &why) &&
+           ts_tool_slots_values(&ctx, &in.slots, types, names, nargs, args, &why);
+      if (!ok)
+        fprintf(stderr, "%s: %s\n", prog, why.len ? why.data : "out of memory");
+      free(types);
+      free(names);
+      ts_buf_free(&why);
+      if (!ok)
+        goto out;
     }
     uint64_t warm = 0;
     for (long w = 0; w <= o.warmup; w++) {
@@ -854,7 +886,7 @@ int main(int argc, char **argv) {
       uint64_t t0 = ts_rt_now_ns();
       if (have_iret)
         ts_iv_release(iret);
-      have_iret = ts_rt_model_run_graph(m, &ctx, "forward", NULL, args, (uint32_t)o.ninputs, &iret, &where);
+      have_iret = ts_rt_model_run_graph(m, &ctx, "forward", NULL, args, nargs, &iret, &where);
       if (w > 0 || o.warmup == 0)
         warm += ts_rt_now_ns() - t0;
       if (!have_iret) {
@@ -874,7 +906,7 @@ int main(int argc, char **argv) {
     for (int it = 0; it < interp.iters; it++) {
       ts_iv r;
       uint64_t t0 = ts_rt_now_ns();
-      bool ok = ts_rt_model_run_graph(m, &ctx, "forward", NULL, args, (uint32_t)o.ninputs, &r, NULL);
+      bool ok = ts_rt_model_run_graph(m, &ctx, "forward", NULL, args, nargs, &r, NULL);
       if (ok)
         ts_iv_release(r);
       times[it] = ts_rt_now_ns() - t0;
@@ -896,9 +928,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: %s: --device cuda: %s\n", prog, sopath, so.last_error());
     goto out;
   }
-  if (so.num_inputs() != o.ninputs) {
+  if (in.words && so.num_inputs() >= 0 && so.num_inputs() != in.n) {
     fprintf(stderr, "%s: %s: the compiled model takes %d argument%s, %d given\n", prog, sopath, so.num_inputs(),
-            so.num_inputs() == 1 ? "" : "s", o.ninputs);
+            so.num_inputs() == 1 ? "" : "s", in.n);
     goto out;
   }
   outs.cap = so.num_outputs() >= 0 ? so.num_outputs() : 4096;
@@ -988,7 +1020,7 @@ int main(int argc, char **argv) {
       ctx.profile = &p;
       for (int it = 0; it < interp.iters; it++) {
         ts_iv r;
-        if (ts_rt_model_run_graph(m, &ctx, "forward", NULL, args, (uint32_t)o.ninputs, &r, NULL))
+        if (ts_rt_model_run_graph(m, &ctx, "forward", NULL, args, nargs, &r, NULL))
           ts_iv_release(r);
         ctx.out.len = 0;
       }
@@ -1136,7 +1168,7 @@ out:
   free(times);
   if (have_iret)
     ts_iv_release(iret);
-  for (int k = 0; args && k < o.ninputs; k++)
+  for (uint32_t k = 0; args && k < nargs; k++)
     ts_iv_release(args[k]);
   free(args);
   ts_rt_model_free(m);

@@ -1,9 +1,9 @@
 /* tools/tsaot-run.c: runs a model on .npy inputs and writes its outputs as
  * .npy files (../shared/DESIGN.md, "Command-line contract").
  *
- *   tsaot-run MODEL.pt in0.npy ... -o OUTDIR [--threads N] [--method NAME]
+ *   tsaot-run MODEL.pt ARG ... -o OUTDIR [--threads N] [--method NAME]
  *             [--optimize] [--passes LIST] [--print-after-all] [--stats]
- *   tsaot-run MODEL.so in0.npy ... -o OUTDIR [--threads N] [--device cpu|cuda]
+ *   tsaot-run MODEL.so ARG ... -o OUTDIR [--threads N] [--device cpu|cuda]
  *
  * A .pt runs in the reference interpreter; a .so (tsaot MODEL.pt -o
  * MODEL.so) is loaded with dlopen and run through its C ABI
@@ -20,10 +20,15 @@
  * are checked on a model before any code generation; --passes runs a list
  * of passes of one's own instead.
  *
- * Inputs: one .npy per argument of the method after self. A 0-d int64,
- * float64 or bool array is an int, float or bool argument where the
- * parameter has that type; any array is a Tensor argument; a 1-d array is a
- * List[int] / List[float] / List[bool] argument (runtime/io.c has the rules).
+ * Inputs: one per argument of the method after self (tools/tool_util.h):
+ * an .npy file (a 0-d int64, float64 or bool array is an int, float or bool
+ * argument where the parameter has that type; any array is a Tensor
+ * argument; a 1-d array is a List[int] / List[float] / List[bool], a 1-d
+ * uint8 array a str: runtime/io.c has the rules), `none` for None,
+ * `str:TEXT` for a str, `[ ARG ... ]` for a List of anything else (tensors,
+ * Optionals, strs, tuples) and `( ARG ... )` for a Tuple, the brackets as
+ * words of their own. A .so gets them as include/tsaot.h's slots (none a
+ * TSAOT_NONE, a list its length and its elements).
  *
  * Outputs, flattened depth-first into OUTDIR/out0.npy, out1.npy, ...:
  * tensors as they are (written in C order); tuples, lists and dicts element
@@ -44,6 +49,7 @@
 #include "passes.h"
 #include "runtime.h"
 #include "so_load.h"
+#include "tool_util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -53,11 +59,11 @@
 
 static void ts_run_usage(FILE *f) {
   fprintf(f,
-          "usage: tsaot-run MODEL.pt [in0.npy ...] -o OUTDIR [--threads N] [--method NAME]\n"
-          "       tsaot-run MODEL.so [in0.npy ...] -o OUTDIR [--threads N] [--device cpu|cuda]\n"
+          "usage: tsaot-run MODEL.pt [ARG ...] -o OUTDIR [--threads N] [--method NAME]\n"
+          "       tsaot-run MODEL.so [ARG ...] -o OUTDIR [--threads N] [--device cpu|cuda]\n"
           "\n"
           "Runs a method of MODEL.pt (an archive torch.jit.save wrote) in the reference\n"
-          "interpreter on the arguments in0.npy ... (after self, in order) and writes its\n"
+          "interpreter on the arguments ARG ... (after self, in order; below) and writes its\n"
           "outputs, flattened depth-first, to OUTDIR/out0.npy, out1.npy, ...\n"
           "MODEL.so, a model compiled by tsaot, runs its forward the same way.\n"
           "\n"
@@ -75,8 +81,16 @@ static void ts_run_usage(FILE *f) {
           "  --stats        print node counts before and after the passes to stderr\n"
           "  -h, --help     this text\n"
           "\n"
-          "A 0-d int64/float64/bool array is an int/float/bool argument where the\n"
-          "method's parameter has that type. An int/float/bool output is written as a\n"
+          "An argument is one of:\n"
+          "  X.npy          an array: a tensor; a 0-d int64/float64/bool array for an\n"
+          "                 int/float/bool parameter; a 1-d array for a List[int],\n"
+          "                 List[float] or List[bool]; a 1-d uint8 array (UTF-8) for a str\n"
+          "  none           None, for an Optional parameter\n"
+          "  str:TEXT       a str\n"
+          "  [ ARG ... ]    a List of tensors, Optionals, strs or tuples (the brackets\n"
+          "                 are words of their own: [ a.npy b.npy ])\n"
+          "  ( ARG ... )    a Tuple (quote the parentheses in a shell: '(' a.npy ')')\n"
+          "Write a file named none as ./none. An int/float/bool output is written as a\n"
           "0-d int64/float64/bool array, a List[int]/List[float]/List[bool] as one\n"
           "array, a dict's values in order; None writes nothing.\n"
           "\n"
@@ -84,7 +98,7 @@ static void ts_run_usage(FILE *f) {
 }
 
 static void ts_run_short_usage(void) {
-  fprintf(stderr, "usage: tsaot-run MODEL.pt [in0.npy ...] -o OUTDIR [--threads N] [--method NAME] [--optimize] "
+  fprintf(stderr, "usage: tsaot-run MODEL.pt [ARG ...] -o OUTDIR [--threads N] [--method NAME] [--optimize] "
                   "(--help: more)\n");
 }
 
@@ -139,7 +153,8 @@ static bool ts_run_write(void *arg, ts_rt_tensor *t, ts_iv v) {
  * from its exported tsaot_model_name, then NAME_run on the .npy inputs as
  * DLTensors (the library applies the 0-d rules), the outputs written as
  * for a .pt. */
-static int ts_run_so(const char *path, const char **inputs, int ninputs, const char *outdir, int nthreads, bool cuda) {
+static int ts_run_so(const char *path, const ts_tool_arg *args, uint32_t nargs, const char *outdir, int nthreads,
+                     bool cuda) {
   ts_tool_so f;
   char why[1024];
   if (!ts_tool_so_open(&f, path, why, sizeof why)) {
@@ -149,13 +164,9 @@ static int ts_run_so(const char *path, const char **inputs, int ninputs, const c
   int rc = 1, nout = 0;
   ts_rt_ctx ctx;
   ts_rt_ctx_init(&ctx, 1);
-  ts_rt_tensor **ts = calloc((size_t)ninputs + 1, sizeof *ts);
-  DLTensor *dls = calloc((size_t)ninputs + 1, sizeof *dls);
+  ts_tool_slots slots = {0};
+  DLTensor *dls = NULL;
   DLManagedTensor **outs = NULL;
-  if (!ts || !dls) {
-    fprintf(stderr, "tsaot-run: out of memory\n");
-    goto out;
-  }
   if (f.init() != 0) {
     fprintf(stderr, "tsaot-run: %s: cannot load the model: %s\n", path, f.last_error());
     goto out;
@@ -165,18 +176,29 @@ static int ts_run_so(const char *path, const char **inputs, int ninputs, const c
     goto out;
   }
   f.set_threads(nthreads);
-  if (ninputs != f.num_inputs()) {
-    fprintf(stderr, "tsaot-run: %s: the model takes %d argument%s, %d given\n", path, f.num_inputs(),
-            f.num_inputs() == 1 ? "" : "s", ninputs);
+  /* one array per argument: the count is the model's, as in ABI 1 (other
+   * forms are for the library to judge: lists of another length run) */
+  bool words = true;
+  for (uint32_t k = 0; k < nargs; k++)
+    words = words && args[k].kind == TS_TOOL_ARG_WORD;
+  if (words && f.num_inputs() >= 0 && (int)nargs != f.num_inputs()) {
+    fprintf(stderr, "tsaot-run: %s: the model takes %d argument%s, %u given\n", path, f.num_inputs(),
+            f.num_inputs() == 1 ? "" : "s", nargs);
     goto out;
   }
-  for (int k = 0; k < ninputs; k++) {
-    if (!(ts[k] = ts_rt_npy_read(&ctx, inputs[k]))) {
-      fprintf(stderr, "tsaot-run: %s\n", ctx.err.data ? ctx.err.data : inputs[k]);
-      goto out;
-    }
-    if (!ts_rt_tensor_to_dl(ts[k], &dls[k])) {
-      fprintf(stderr, "tsaot-run: %s: unsupported dtype\n", inputs[k]);
+  if (!ts_tool_slots_make(&ctx, args, nargs, &slots)) {
+    fprintf(stderr, "tsaot-run: %s\n", ctx.err.data ? ctx.err.data : "out of memory");
+    goto out;
+  }
+  if (!(dls = calloc(slots.n + 1, sizeof *dls))) {
+    fprintf(stderr, "tsaot-run: out of memory\n");
+    goto out;
+  }
+  for (uint32_t k = 0; k < slots.n; k++) {
+    if (!slots.t[k])
+      dls[k] = tsaot_none();
+    else if (!ts_rt_tensor_to_dl(slots.t[k], &dls[k])) {
+      fprintf(stderr, "tsaot-run: %s: unsupported dtype\n", slots.word[k]);
       goto out;
     }
   }
@@ -186,7 +208,7 @@ static int ts_run_so(const char *path, const char **inputs, int ninputs, const c
     fprintf(stderr, "tsaot-run: out of memory\n");
     goto out;
   }
-  int r = f.run(dls, ninputs, outs, cap, &nout);
+  int r = f.run(dls, (int)slots.n, outs, cap, &nout);
   if (r != 0) {
     fprintf(stderr, "error: %s\n", f.last_error());
     nout = 0;
@@ -225,10 +247,7 @@ out:
     if (outs[k]->deleter)
       outs[k]->deleter(outs[k]);
   free(outs);
-  for (int k = 0; ts && k < ninputs; k++)
-    if (ts[k])
-      ts_rt_tensor_release(ts[k]);
-  free(ts);
+  ts_tool_slots_free(&slots);
   free(dls);
   if (f.release)
     f.release();
@@ -321,15 +340,26 @@ int main(int argc, char **argv) {
     free(inputs);
     return 2;
   }
+  ts_tool_arg *targs = NULL;
+  uint32_t ntargs = 0;
+  char why[256];
+  if (!ts_tool_args_parse(inputs, (uint32_t)ninputs, &targs, &ntargs, why, sizeof why)) {
+    fprintf(stderr, "tsaot-run: error: the arguments: %s\n", why);
+    ts_run_short_usage();
+    free(inputs);
+    return 2;
+  }
   size_t plen = strlen(path);
   if (plen > 3 && strcmp(path + plen - 3, ".so") == 0) {
     if (passes || log || stats || strcmp(method, "forward") != 0) {
       fprintf(stderr, "tsaot-run: error: --method, --optimize, --passes, --print-after-all and --stats are for "
                       "MODEL.pt, not a compiled MODEL.so\n");
+      ts_tool_args_free(targs, ntargs);
       free(inputs);
       return 2;
     }
-    int rc = ts_run_so(path, inputs, ninputs, outdir, nthreads, strcmp(device, "cuda") == 0);
+    int rc = ts_run_so(path, targs, ntargs, outdir, nthreads, strcmp(device, "cuda") == 0);
+    ts_tool_args_free(targs, ntargs);
     free(inputs);
     return rc;
   }
@@ -337,6 +367,7 @@ int main(int argc, char **argv) {
   if (strcmp(device, "cuda") == 0) {
     fprintf(stderr, "tsaot-run: error: --device cuda runs a model compiled by tsaot --device cuda (MODEL.so); the "
                     "interpreter runs on the CPU only\n");
+    ts_tool_args_free(targs, ntargs);
     free(inputs);
     return 2;
   }
@@ -345,7 +376,10 @@ int main(int argc, char **argv) {
   d.max_errors = 50;
   ts_rt_ctx ctx;
   ts_rt_ctx_init(&ctx, nthreads);
-  ts_iv *args = calloc((size_t)ninputs + 1, sizeof *args);
+  ts_iv *args = calloc((size_t)ntargs + 1, sizeof *args);
+  ts_tool_slots slots = {0};
+  const ts_type **ptypes = NULL;
+  const char **pnames = NULL;
   ts_iv ret = ts_iv_none();
   bool have_ret = false;
   ts_buf where = {0};
@@ -366,32 +400,41 @@ int main(int argc, char **argv) {
   }
   uint32_t nparams = ts_block_ninputs(g->block) - 1;
   /* fewer is fine where the method has defaults: ts_rt_model_run fills them */
-  if ((uint32_t)ninputs > nparams) {
+  if (ntargs > nparams) {
     ts_buf names = {0};
     for (uint32_t k = 0; k < nparams; k++) {
       const ts_value *v = ts_block_input(g->block, k + 1);
       ts_buf_printf(&names, "%s%s", k ? ", " : "", v->name ? v->name : "?");
     }
-    fprintf(stderr, "tsaot-run: %s: %s takes %u argument%s (%s), %d given\n", path, method, (unsigned)nparams,
-            nparams == 1 ? "" : "s", names.data ? names.data : "", ninputs);
+    fprintf(stderr, "tsaot-run: %s: %s takes %u argument%s (%s), %u given\n", path, method, (unsigned)nparams,
+            nparams == 1 ? "" : "s", names.data ? names.data : "", ntargs);
     ts_buf_free(&names);
     goto out;
   }
-  for (int k = 0; k < ninputs; k++) {
-    const ts_value *pv = ts_block_input(g->block, (uint32_t)k + 1);
-    ts_rt_tensor *t = ts_rt_npy_read(&ctx, inputs[k]);
-    if (!t) {
-      fprintf(stderr, "tsaot-run: %s\n", ctx.err.data ? ctx.err.data : inputs[k]);
-      goto out;
-    }
-    bool ok = ts_rt_io_arg(&ctx, t, pv->type, &args[k]);
-    ts_rt_tensor_release(t);
-    if (!ok) {
-      fprintf(stderr, "tsaot-run: %s (argument %d '%s'): %s\n", inputs[k], k + 1, pv->name ? pv->name : "?",
-              ctx.err.data ? ctx.err.data : "bad input");
-      goto out;
-    }
+  /* the arguments: their shapes against the parameters' types, then the
+   * arrays read and made into values (runtime/io.c) */
+  ptypes = calloc(ntargs + 1, sizeof *ptypes);
+  pnames = calloc(ntargs + 1, sizeof *pnames);
+  if (!ptypes || !pnames) {
+    fprintf(stderr, "tsaot-run: out of memory\n");
+    goto out;
   }
+  for (uint32_t k = 0; k < ntargs; k++) {
+    const ts_value *pv = ts_block_input(g->block, k + 1);
+    ptypes[k] = pv->type;
+    pnames[k] = pv->name;
+  }
+  ts_buf bad = {0};
+  bool aok = ts_tool_args_check(targs, ntargs, ptypes, pnames, NULL, NULL, NULL, NULL, &bad) &&
+             ts_tool_slots_make(&ctx, targs, ntargs, &slots);
+  if (aok && !ts_tool_slots_values(&ctx, &slots, ptypes, pnames, ntargs, args, &bad))
+    aok = false;
+  if (!aok) {
+    fprintf(stderr, "tsaot-run: %s\n", bad.len ? bad.data : ctx.err.data ? ctx.err.data : "bad input");
+    ts_buf_free(&bad);
+    goto out;
+  }
+  ts_buf_free(&bad);
   if (passes) {
     /* the optimized copy; the model's own graph stays for the argument
      * checks above and the defaults */
@@ -408,7 +451,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "tsaot-run: out of memory\n");
       goto out;
     }
-    for (int k = 0; k < ninputs; k++)
+    for (uint32_t k = 0; k < ntargs; k++)
       if (args[k].tag == TS_IV_TENSOR && !(types[k + 1] = ts_pass_spec_of_tensor(ts_graph_arena(og), args[k].u.t))) {
         fprintf(stderr, "tsaot-run: out of memory\n");
         free(types);
@@ -430,7 +473,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "tsaot-run: %s: %u nodes before the passes, %u after (%u prim::FusionGroup)\n", path,
               before, ts_pass_count_nodes(og), ts_pass_count_kind(og, TS_K_prim_FusionGroup));
   }
-  bool ok = ts_rt_model_run_graph(m, &ctx, method, og, args, (uint32_t)ninputs, &ret, &where);
+  bool ok = ts_rt_model_run_graph(m, &ctx, method, og, args, ntargs, &ret, &where);
   if (ctx.out.len) {
     fwrite(ctx.out.data, 1, ctx.out.len, stdout);
     fflush(stdout);
@@ -456,9 +499,13 @@ int main(int argc, char **argv) {
 out:
   if (have_ret)
     ts_iv_release(ret);
-  for (int k = 0; args && k < ninputs; k++)
+  for (uint32_t k = 0; args && k < ntargs; k++)
     ts_iv_release(args[k]);
   free(args);
+  ts_tool_slots_free(&slots);
+  free(ptypes);
+  free(pnames);
+  ts_tool_args_free(targs, ntargs);
   ts_graph_free(og);
   ts_rt_model_free(m);
   ts_buf_free(&where);

@@ -7,7 +7,10 @@
  *         [--features F] [--time-limit S] [--memory-limit M] [-v]
  *
  * Compiles forward: the pass pipeline specialised to the input specs (from
- * example .npy files or spec texts, in argument order), then code
+ * example .npy files or spec texts, in argument order; none, str:TEXT,
+ * [ ... ] and ( ... ) for Optional, str, List and Tuple arguments, whose
+ * form the graph is specialised to by passes/spec.c's
+ * ts_pass_spec_leaves), then code
  * generation (codegen/). Unless --no-fallback, the graph optimized without
  * a specialisation goes into the object too, for the interpreter to run
  * inputs the specialisation does not cover. The bytes run_static needs for
@@ -47,9 +50,14 @@ static void ts_cc_usage(FILE *f) {
           "  -c                write an object file and its header instead of a library\n"
           "  --example X.npy   an example input (the next argument of forward after self;\n"
           "                    repeat, or list several after one --example): the code is\n"
-          "                    specialised to its dtype and sizes\n"
+          "                    specialised to its dtype and sizes. Also `none` (None for an\n"
+          "                    Optional), `str:TEXT`, `[ ARG ... ]` (a list: the code is\n"
+          "                    specialised to its length) and `( ARG ... )` (a tuple), as\n"
+          "                    tsaot-run takes them; inputs of another form (a tensor where\n"
+          "                    the example had none, another length) run in the fallback\n"
           "  --input SPEC      an input spec instead of an example: f32[1,3,224,224],\n"
-          "                    i64[], f32[N,3] (N: any size), f32[?,3], ...\n"
+          "                    i64[], f32[N,3] (N: any size), f32[?,3], ...; none and the\n"
+          "                    brackets too: --input [ f32[2] f32[3] ]\n"
           "  --name NAME       prefix of the exported functions (default: model)\n"
           "  -O0 .. -O3        LLVM optimization level (default: -O3)\n"
           "  --no-fallback     no interpreter in the output: inputs off the specialisation\n"
@@ -141,11 +149,20 @@ static bool ts_cc_ends_with(const char *s, const char *suffix) {
 }
 
 /* The arguments of the measuring run: example arrays as they are (0-d
- * arrays for number parameters as numbers), zeros for spec texts. */
+ * arrays for number parameters as numbers), str: words as strs, zeros for
+ * spec texts. */
 static bool ts_cc_args(ts_rt_ctx *ctx, ts_graph *g, const ts_type *const *types, const char *const *specs,
                        uint32_t nspecs, ts_iv *args, ts_buf *why) {
   for (uint32_t k = 0; k < nspecs; k++) {
     const ts_value *pv = ts_block_input(g->block, k + 1);
+    if (strncmp(specs[k], "str:", 4) == 0) {
+      ts_rt_str *str = ts_rt_str_new(ctx, specs[k] + 4, strlen(specs[k] + 4));
+      if (!str)
+        return false;
+      args[k].u.s = str;
+      args[k].tag = TS_IV_STR;
+      continue;
+    }
     if (ts_cc_ends_with(specs[k], ".npy")) {
       ts_rt_tensor *t = ts_rt_npy_read(ctx, specs[k]);
       if (!t) {
@@ -175,6 +192,24 @@ static bool ts_cc_args(ts_rt_ctx *ctx, ts_graph *g, const ts_type *const *types,
     args[k] = ts_iv_tensor(t);
   }
   return true;
+}
+
+/* Collects the argument words from argv[i + 1] on: one word, then the
+ * .npy files and argument syntax words that follow (none, str:..., every
+ * word inside brackets but an option). Returns the index of the last one
+ * taken. */
+static int ts_cc_take_args(int argc, char **argv, int i, const char **specs, uint32_t *nspecs) {
+  int depth = 0;
+  for (bool first = true; i + 1 < argc; first = false) {
+    const char *w = argv[i + 1];
+    bool take = first || ts_tool_arg_syntax(w) || (w[0] != '-' && (depth > 0 || ts_cc_ends_with(w, ".npy")));
+    if (!take)
+      break;
+    depth += (!strcmp(w, "[") || !strcmp(w, "(")) - (!strcmp(w, "]") || !strcmp(w, ")"));
+    specs[(*nspecs)++] = w;
+    i++;
+  }
+  return i;
 }
 
 /* The parameters from `given` on (self is 0), which the specs leave out,
@@ -332,14 +367,11 @@ int main(int argc, char **argv) {
       const char *v = argv[i];
       if (!strcmp(a, "-o"))
         out = v;
-      else if (!strcmp(a, "--example")) {
-        specs[nspecs++] = v;
-        /* `--example a.npy b.npy`: the arrays that follow are examples too */
-        while (i + 1 < argc && argv[i + 1][0] != '-' && ts_cc_ends_with(argv[i + 1], ".npy"))
-          specs[nspecs++] = argv[++i];
-      } else if (!strcmp(a, "--input"))
-        specs[nspecs++] = v;
-      else if (!strcmp(a, "--name"))
+      else if (!strcmp(a, "--example") || !strcmp(a, "--input")) {
+        /* `--example a.npy b.npy`: the arrays that follow are examples too,
+         * and so is a bracketed group's every word */
+        i = ts_cc_take_args(argc, argv, i - 1, specs, &nspecs);
+      } else if (!strcmp(a, "--name"))
         name = v;
       else if (!strcmp(a, "--device"))
         device = v;
@@ -359,10 +391,10 @@ int main(int argc, char **argv) {
       fprintf(stderr, "tsaot: error: unknown option '%s' (tsaot --help lists them)\n", a);
       free(specs);
       return 2;
-    } else if (!path) {
+    } else if (!path && !ts_tool_arg_syntax(a)) {
       path = a;
-    } else if (ts_cc_ends_with(a, ".npy")) {
-      specs[nspecs++] = a;
+    } else if (ts_cc_ends_with(a, ".npy") || ts_tool_arg_syntax(a)) {
+      i = ts_cc_take_args(argc, argv, i - 1, specs, &nspecs);
     } else {
       fprintf(stderr, "tsaot: error: unexpected argument '%s' (one model, then options)\n", a);
       free(specs);
@@ -412,6 +444,11 @@ int main(int argc, char **argv) {
   ts_cg_module mod = {0};
   bool have_mod = false;
   ts_cg_stats stats = {0};
+  ts_tool_arg *args = NULL;
+  uint32_t nargs = 0, nleaves = 0;
+  const ts_type **arg_types = NULL;
+  const char **arg_names = NULL, **leaves = NULL;
+  const ts_pass_form **arg_forms = NULL;
   char tmpobj[] = "/tmp/tsaot-XXXXXX.o";
   char *archive = NULL;
   bool have_tmp = false;
@@ -431,9 +468,15 @@ int main(int argc, char **argv) {
     goto done;
   }
   uint32_t nparams = ts_block_ninputs(g->block) - 1;
-  if (nspecs > nparams) {
+  char why[256];
+  if (!ts_tool_args_parse(specs, nspecs, &args, &nargs, why, sizeof why)) {
+    fprintf(stderr, "tsaot: error: the examples: %s\n", why);
+    rc = 2;
+    goto done;
+  }
+  if (nargs > nparams) {
     fprintf(stderr, "tsaot: %s: forward takes %u argument%s after self, %u specs given\n", path, nparams,
-            nparams == 1 ? "" : "s", nspecs);
+            nparams == 1 ? "" : "s", nargs);
     goto done;
   }
   ts_iv root = ts_rt_model_root(m);
@@ -442,9 +485,41 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tsaot: out of memory\n");
     goto done;
   }
-  if (nspecs && nspecs < nparams && !ts_cc_bind_defaults(m, sg, 1 + nspecs, path))
+  if (nargs && nargs < nparams && !ts_cc_bind_defaults(m, sg, 1 + nargs, path))
     goto done;
-  if (nspecs && !(types = ts_tool_input_types(sg, specs, nspecs, &d))) {
+  /* forward's arguments as callers pass them (include/tsaot.h), and what
+   * the examples fix of them: an argument that is not one array makes the
+   * graph take the examples' leaves */
+  uint32_t ncall = ts_block_ninputs(sg->block) - 1;
+  arg_types = calloc(ncall + 1, sizeof *arg_types);
+  arg_names = calloc(ncall + 1, sizeof *arg_names);
+  arg_forms = calloc(ncall + 1, sizeof *arg_forms);
+  leaves = calloc(nspecs + 1, sizeof *leaves);
+  if (!arg_types || !arg_names || !arg_forms || !leaves) {
+    fprintf(stderr, "tsaot: out of memory\n");
+    goto done;
+  }
+  bool structured = false;
+  for (uint32_t k = 0; k < ncall; k++) {
+    const ts_value *v = ts_block_input(sg->block, k + 1);
+    arg_types[k] = v->type;
+    arg_names[k] = v->name;
+    structured = structured || v->type->kind == TS_TY_OPTIONAL || !ts_rt_io_leaf(v->type);
+  }
+  if (nargs) {
+    ts_buf bad = {0};
+    if (!ts_tool_args_check(args, nargs, arg_types, arg_names, ts_graph_arena(sg), arg_forms, leaves, &nleaves,
+                            &bad)) {
+      fprintf(stderr, "tsaot: %s: %s\n", path, bad.data ? bad.data : "out of memory");
+      ts_buf_free(&bad);
+      goto done;
+    }
+    if (structured && !ts_pass_spec_leaves(sg, 1, arg_forms, nargs, &d)) {
+      fputs(d.text.data ? d.text.data : "tsaot: cannot specialise the arguments\n", stderr);
+      goto done;
+    }
+  }
+  if (nleaves && !(types = ts_tool_input_types(sg, leaves, nleaves, &d))) {
     fputs(d.text.data ? d.text.data : "tsaot: bad input spec\n", stderr);
     goto done;
   }
@@ -462,21 +537,23 @@ int main(int argc, char **argv) {
     goto done;
   }
   /* the unspecialised graph, for inputs off the specialisation */
-  if (nspecs && !no_fallback) {
+  if (nargs && !no_fallback) {
     ts_pass_env fenv = {.d = &d, .module = &root, .deadline = env.deadline, .time_limit = ts_cc_time_limit};
-    if (!(fg = ts_graph_copy(g)) || (nspecs < nparams && !ts_cc_bind_defaults(m, fg, 1 + nspecs, path)) ||
+    if (!(fg = ts_graph_copy(g)) || (nargs < nparams && !ts_cc_bind_defaults(m, fg, 1 + nargs, path)) ||
         !ts_pass_run_list(fg, "default", &fenv)) {
       ts_cc_report(&d, "tsaot: a pass failed on the unspecialised graph\n");
       goto done;
     }
   }
   double t_passes = ts_cc_now() - t0;
-  uint64_t heap = nspecs ? ts_cc_measure_heap(m, sg, types, specs, nspecs, verbose) : 0;
+  uint64_t heap = nargs ? ts_cc_measure_heap(m, sg, types, leaves, nleaves, verbose) : 0;
   double t_measure = ts_cc_now() - t0 - t_passes;
 
   ts_cg_options o = {.name = name, .target = target, .no_fallback = no_fallback, .shared = !object,
                      .emit_llvm = emit_llvm, .verbose = verbose, .archive = archive, .archive_len = archive_len,
-                     .deadline = env.deadline, .time_limit = ts_cc_time_limit};
+                     .deadline = env.deadline, .time_limit = ts_cc_time_limit, .nargs = ncall,
+                     .arg_names = arg_names, .arg_types = arg_types,
+                     .arg_forms = nargs && structured ? arg_forms : NULL};
   if (!ts_cg_module_init(&mod, name, &target, &d)) {
     fputs(d.text.data ? d.text.data : "tsaot: cannot set up LLVM\n", stderr);
     goto done;
@@ -581,6 +658,11 @@ done:
     ts_cg_module_dispose(&mod);
   ts_cg_stats_free(&stats);
   free(types);
+  ts_tool_args_free(args, nargs);
+  free(arg_types);
+  free(arg_names);
+  free(arg_forms);
+  free(leaves);
   ts_graph_free(sg);
   ts_graph_free(fg);
   ts_rt_model_free(m);
