@@ -5,14 +5,18 @@
  * 3x3 stride-1 ones with enough channels; transposed convolution by GEMM +
  * col2im. 1-d runs as 2-d with height 1. The bias, and for
  * tsaot::conv2d_act a residual and a clamp, are applied to each output plane
- * right after it is computed (an epilogue), while it is still in cache. */
+ * right after it is computed (an epilogue), while it is still in cache.
+ * float32 GEMMs sum K in slices (ts_rt_conv_sgemm), which keeps every path
+ * within 2x PyTorch's own float32 error (tests/unit/test_rt_conv_error.c;
+ * conv.h names the paths: ts_rt_conv_path). */
 #include <cblas.h>
 #include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
 
-#include "nn_util.h"
+#include "conv.h"
 #include "gemm_small.h"
+#include "nn_util.h"
 #include "winograd.h"
 
 /* The hot loops are built for AVX-512, AVX2 and plain x86-64, chosen when
@@ -28,14 +32,7 @@
 #define CV_HOT
 #endif
 
-/* The geometry of one 2-d convolution over contiguous NCHW data. */
-typedef struct cv_geom {
-  int64_t N, C, H, W;    /* input */
-  int64_t O, KH, KW;     /* weight [O, C / groups, KH, KW] */
-  int64_t OH, OW;        /* output */
-  int64_t sh, sw, ph, pw, dh, dw; /* stride, padding before, dilation */
-  int64_t groups;
-} cv_geom;
+typedef ts_rt_conv_geom cv_geom;
 
 /* What follows the convolution's sums: y = clamp(y + bias[o] + res, lo, hi),
  * in that order (as conv, then add, then clamp round). bias: [O] and res:
@@ -288,6 +285,28 @@ CV_EPI(double, f64)
 CV_DEFINE(float, f32)
 CV_DEFINE(double, f64)
 
+/* OpenBLAS's sgemm error grows with K as one long chain of additions per
+ * output would (0.3.21's Haswell and SkylakeX kernels alike: rms 2.2e-7
+ * relative at K = 512, 2.3e-7 to 2.7e-7 at 1152, for ReLU-like data). In
+ * slices, each slice's sum starts from zero and is added to c (c += a_k
+ * b_k): slices of 64 to 127 bring that to 1.2e-7 and 1.4e-7 for 0% to 8%
+ * more time (32: no better, and slower; 128 to 255: 1.6e-7, and Winograd
+ * F(4x4, 3x3) at 512 channels then went over 2x PyTorch's error). Without
+ * them an inception_v3 1x3 layer (384 channels, K = 1152) was 2.1x
+ * PyTorch's float32 error. */
+void ts_rt_conv_sgemm(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b, int64_t ldb,
+                      float *c, int64_t ldc) {
+  if (K == 0) {
+    for (int64_t i = 0; i < M; i++) memset(c + i * ldc, 0, (size_t)N * sizeof(float));
+    return;
+  }
+  for (int64_t k0 = 0, kn; k0 < K; k0 += kn) {
+    kn = K - k0 < 2 * TS_RT_CONV_KSLICE ? K - k0 : TS_RT_CONV_KSLICE;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)M, (blasint)N, (blasint)kn, 1.0f, a + k0,
+                (blasint)lda, b + k0 * ldb, (blasint)ldb, k0 ? 1.0f : 0.0f, c, (blasint)ldc);
+  }
+}
+
 /* y[M, N] = w[M, K] @ B[K, N] (B's rows ldb apart, y's ldc), in the work dtype. */
 static void cv_gemm(bool dbl, int64_t M, int64_t N, int64_t K, const void *w, const void *col, int64_t ldb, void *y,
                     int64_t ldc) {
@@ -295,8 +314,7 @@ static void cv_gemm(bool dbl, int64_t M, int64_t N, int64_t K, const void *w, co
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)M, (blasint)N, (blasint)K, 1.0, w, (blasint)K, col,
                 (blasint)ldb, 0.0, y, (blasint)ldc);
   else
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)M, (blasint)N, (blasint)K, 1.0f, w, (blasint)K,
-                col, (blasint)ldb, 0.0f, y, (blasint)ldc);
+    ts_rt_conv_sgemm(M, N, K, w, K, col, ldb, y, ldc);
 }
 
 /* One image's group as tiles: columns in blocks of nb (each block's
@@ -377,13 +395,56 @@ static void cv_epi_run(ts_rt_ctx *c, const cv_geom *g, bool dbl, const cv_epi *e
   ts_rt_parallel_for(c, n, 65536 / (ohw ? ohw : 1) + 1, dbl ? cv_epi_planes_f64 : cv_epi_planes_f32, &j);
 }
 
+/* How cv_run runs a convolution (cv_plan_make). */
+typedef enum { CV_EMPTY, CV_DEPTHWISE, CV_GEMM } cv_kind;
+typedef struct cv_plan {
+  cv_kind kind;
+  bool direct;      /* a 1x1 stride-1 unpadded convolution: the input is the GEMM's B */
+  bool blocks;      /* column blocks of nb (nblk of them), else channel chunks of mb */
+  int64_t nthreads; /* the threads the GEMM tiles run on */
+  int64_t nb, nblk, mb;
+} cv_plan;
+
+/* The plan for a convolution of g in float32 or float64 (dbl) with c's
+ * threads: what cv_run runs and ts_rt_conv_path reports. */
+static cv_plan cv_plan_make(const cv_geom *g, bool dbl, int64_t nthreads) {
+  cv_plan p = {.kind = CV_EMPTY, .nthreads = nthreads > 1 ? nthreads : 1};
+  int64_t Cg = g->C / g->groups, Og = g->O / g->groups, ohw = g->OH * g->OW, K = Cg * g->KH * g->KW;
+  if (g->N == 0 || g->O == 0 || ohw == 0) return p;
+  if (g->groups > 1 && g->groups == g->C && Cg == 1) return p.kind = CV_DEPTHWISE, p;
+  if (K == 0) return p;
+  p.kind = CV_GEMM;
+  p.direct = g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->OH == g->H &&
+             g->OW == g->W;
+  /* below about 2M multiply-adds, waking workers and switching OpenBLAS's
+   * thread count costs more than the split saves (small_cnn at 2 threads
+   * ran 5x slower than at 1) */
+  int64_t macs;
+  if (!nnu_mul(Og * K, ohw, &macs) || !nnu_mul(macs, g->groups * g->N, &macs)) macs = INT64_MAX;
+  if (macs < ((int64_t)1 << 21)) p.nthreads = 1;
+  /* Column blocks of at most about 1 MiB of im2col, at least 8 per thread
+   * (of at least 128 columns) for the balance, when there are at least two
+   * and the weights are small enough that packing them again per block
+   * costs little; else channel chunks, one per thread. */
+  int64_t nbmax = 262144 / (dbl ? 2 : 1) / K;
+  if (nbmax < 128) nbmax = 128;
+  int64_t nblk = (ohw + nbmax - 1) / nbmax, want = p.nthreads > 1 ? 8 * p.nthreads : 1;
+  if (want > ohw / 128) want = ohw / 128;
+  if (nblk < want) nblk = want;
+  p.nb = nblk > 0 ? ((ohw + nblk - 1) / nblk + 15) / 16 * 16 : ohw;
+  p.nblk = (ohw + p.nb - 1) / p.nb;
+  p.blocks = p.nblk >= 2 && Og * K <= 262144;
+  p.mb = ((Og + p.nthreads - 1) / p.nthreads + 15) / 16 * 16;
+  return p;
+}
+
 /* The convolution proper on contiguous work-dtype x and w into y
  * (uninitialised on entry), then the epilogue. */
 static bool cv_run(ts_rt_ctx *c, const cv_geom *g, bool dbl, const void *x, const void *w, void *y, const cv_epi *e) {
   size_t es = dbl ? sizeof(double) : sizeof(float);
-  int64_t Cg = g->C / g->groups, Og = g->O / g->groups, ohw = g->OH * g->OW, kk = g->KH * g->KW;
-  if (g->N == 0 || g->O == 0 || ohw == 0) return true;
-  if (g->groups > 1 && g->groups == g->C && Cg == 1) {
+  int64_t Cg = g->C / g->groups, Og = g->O / g->groups, ohw = g->OH * g->OW, kk = g->KH * g->KW, K = Cg * kk;
+  cv_plan p = cv_plan_make(g, dbl, c->nthreads);
+  if (p.kind == CV_DEPTHWISE) {
     /* a zero row for the 3x3 path's rows outside the input (without it, the general loop runs) */
     void *zero = g->KH == 3 && g->KW == 3 ? ts_rt_calloc((size_t)g->W + 2, es) : NULL;
     cv_job j = {g, x, w, zero, y, 0, e};
@@ -393,38 +454,16 @@ static bool cv_run(ts_rt_ctx *c, const cv_geom *g, bool dbl, const void *x, cons
     ts_rt_free(zero);
     return true;
   }
-  int64_t K = Cg * kk;
-  if (K == 0) {
-    memset(y, 0, (size_t)(g->N * g->O * ohw) * es);
-    cv_epi_run(c, g, dbl, e, y, 0, g->N * g->O);
+  if (p.kind == CV_EMPTY) {
+    if (ohw && g->N && g->O) { /* K == 0: sums of nothing */
+      memset(y, 0, (size_t)(g->N * g->O * ohw) * es);
+      cv_epi_run(c, g, dbl, e, y, 0, g->N * g->O);
+    }
     return true;
   }
   if (Og > INT_MAX || ohw > INT_MAX || K > INT_MAX) return ts_rt_fail(c, "convolution too large for BLAS");
-  /* a 1x1 stride-1 unpadded convolution reads its input as the GEMM's B */
-  bool direct = g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->OH == g->H &&
-                g->OW == g->W;
-  /* Column blocks of at most about 1 MiB of im2col, at least 8 per thread
-   * (of at least 128 columns) for the balance, when there are at least two
-   * and the weights are small enough that packing them again per block
-   * costs little; else channel chunks, one per thread. */
-  int64_t nthreads = c->nthreads > 1 ? c->nthreads : 1;
-  /* below about 2M multiply-adds, waking workers and switching OpenBLAS's
-   * thread count costs more than the split saves (small_cnn at 2 threads
-   * ran 5x slower than at 1) */
-  int64_t macs;
-  if (!nnu_mul(Og * K, ohw, &macs) || !nnu_mul(macs, g->groups * g->N, &macs))
-    macs = INT64_MAX;
-  if (macs < ((int64_t)1 << 21))
-    nthreads = 1;
-  int64_t nbmax = 262144 / (int64_t)(es / sizeof(float)) / K;
-  if (nbmax < 128) nbmax = 128;
-  int64_t nblk = (ohw + nbmax - 1) / nbmax, want = nthreads > 1 ? 8 * nthreads : 1;
-  if (want > ohw / 128) want = ohw / 128;
-  if (nblk < want) nblk = want;
-  int64_t nb = nblk > 0 ? ((ohw + nblk - 1) / nblk + 15) / 16 * 16 : ohw;
-  nblk = (ohw + nb - 1) / nb;
-  bool blocks = nblk >= 2 && Og * K <= 262144;
-  int64_t mb = ((Og + nthreads - 1) / nthreads + 15) / 16 * 16;
+  bool direct = p.direct, blocks = p.blocks;
+  int64_t nthreads = p.nthreads, nb = p.nb, nblk = p.nblk, mb = p.mb;
   int64_t ncol = 0;
   void *col = NULL;
   if (!blocks && !direct) {
@@ -502,6 +541,26 @@ static void cv_wino_epi(const void *e, float *y, int64_t at, int64_t o, int64_t 
   cv_epi_plane_f32(e, y, at, o, n);
 }
 
+/* The Winograd tile for g (ts_rt_wino_tile), 0 where Winograd does not
+ * apply: only float32 3x3 stride-1 undilated ungrouped convolutions. */
+static int cv_wino_tile(const cv_geom *g, bool dbl) {
+  ts_rt_wino_geom wg = {g->N, g->C, g->H, g->W, g->O, g->ph, g->pw, g->OH, g->OW};
+  if (dbl || g->KH != 3 || g->KW != 3 || g->sh != 1 || g->sw != 1 || g->dh != 1 || g->dw != 1 || g->groups != 1)
+    return 0;
+  return ts_rt_wino_tile(&wg);
+}
+
+const char *ts_rt_conv_path(const ts_rt_conv_geom *g, bool dbl, int nthreads) {
+  int m = g->N && g->O && g->OH && g->OW ? cv_wino_tile(g, dbl) : 0;
+  if (m) return m == 4 ? "winograd F(4x4,3x3)" : "winograd F(2x2,3x3)";
+  cv_plan p = cv_plan_make(g, dbl, nthreads);
+  if (p.kind == CV_EMPTY) return "empty";
+  if (p.kind == CV_DEPTHWISE)
+    return g->KH == 3 && g->KW == 3 && g->dh == 1 && g->dw == 1 ? "depthwise 3x3" : "depthwise";
+  if (p.direct) return p.blocks ? "1x1 blocks" : "1x1 chunks";
+  return p.blocks ? "im2col blocks" : "im2col chunks";
+}
+
 /* A 3x3 stride-1 float32 convolution of one group by Winograd (winograd.c)
  * when that pays off: with w's transformed weights kept with its storage
  * when w is a constant (input 1 of the call), else transformed for this
@@ -509,11 +568,9 @@ static void cv_wino_epi(const void *e, float *y, int64_t at, int64_t o, int64_t 
  * whether it ran. */
 static bool cv_wino(ts_rt_ctx *c, const ts_rt_call *call, const cv_geom *g, ts_dtype wdt, const ts_rt_tensor *w,
                     const ts_rt_tensor *wc, const ts_rt_tensor *xc, ts_rt_tensor *y, const cv_epi *e, bool *ok) {
+  int m = wdt == TS_DT_FLOAT32 ? cv_wino_tile(g, false) : 0;
+  if (!m) return false;
   ts_rt_wino_geom wg = {g->N, g->C, g->H, g->W, g->O, g->ph, g->pw, g->OH, g->OW};
-  int m = 0;
-  if (wdt != TS_DT_FLOAT32 || g->KH != 3 || g->KW != 3 || g->sh != 1 || g->sw != 1 || g->dh != 1 || g->dw != 1 ||
-      g->groups != 1 || !(m = ts_rt_wino_tile(&wg)))
-    return false;
   size_t len = ts_rt_wino_weights_len(m, g->O, g->C);
   if (!len) return false;
   const float *u = call && w == wc ? ts_rt_wino_weights_input(call, 1, w, m) : NULL;

@@ -1,14 +1,15 @@
 /* runtime/kernels/winograd.c: float32 3x3 stride-1 convolution by Winograd
- * F(4x4, 3x3) (Lavin and Gray, 2015, interpolation points 0, +-1, +-2):
- * each 4x4 output tile from a 6x6 input tile d as A^T [(G g G^T) . (B^T d
- * B)] A, so a tile costs 36 multiply-adds per input and output channel pair
- * instead of 144; where 4x4 tiles are too few, F(2x2, 3x3) (points 0, +-1:
- * 2x2 tiles from 4x4 windows, 16 multiply-adds instead of 36). The tiles
- * are cut into chunks that the ctx's threads take one at a time; a thread
- * runs three phases on its chunk (nx = 36 or 16 points):
+ * (Lavin and Gray, 2015): F(4x4, 3x3), each 4x4 output tile from a 6x6
+ * input tile d as A^T [(G g G^T) . (B^T d B)] A, so that a tile costs 36
+ * multiply-adds per input and output channel pair instead of 144; where
+ * 4x4 tiles are too few, F(2x2, 3x3) (2x2 tiles from 4x4 windows, 16
+ * multiply-adds instead of 36). The tiles are cut into chunks that the
+ * ctx's threads take one at a time; a thread runs three phases on its
+ * chunk (nx = 36 or 16 points):
  *   1. every input channel's tiles transformed, V[nx][C][T] (T tiles);
  *   2. nx GEMMs (OpenBLAS on the calling thread): M[xi] = U[xi] @ V[xi], U
- *      the transformed weights [nx][O][C];
+ *      the transformed weights [nx][O][C], summed over the input channels
+ *      in slices (conv.c's ts_rt_conv_sgemm);
  *   3. every output channel's tiles transformed back, row strip by row
  *      strip, with conv.c's epilogue on each strip while it is in cache.
  * A chunk's V and M fit about a core's L2, so that they stay in cache
@@ -18,12 +19,40 @@
  * instead of the tiles where there is one chunk was no faster either). The
  * transforms run over all the tiles of a tile row at once, so that the
  * loops over the tiles vectorize. U is made once per constant weight and
- * kept with its storage (ts_rt_derived, as gemm_small.c keeps its panels). */
+ * kept with its storage (ts_rt_derived, as gemm_small.c keeps its panels).
+ *
+ * Rounding error (issue 19). tests/unit/test_rt_conv_error.c measures it
+ * on every conv layer of resnet18/50, inception_v3, densenet121, vgg11/16
+ * and mobilenet_v2 against PyTorch's float64, as a ratio to PyTorch's own
+ * float32 error (the rule: at most 2). Nearly all of Winograd's error is
+ * the GEMMs' rounding in the transformed domain, which A^T then weighs and
+ * spreads over the tile's outputs; the rounding of U, V and the transforms
+ * adds a little. So what counts is the interpolation points (how much A^T
+ * and B^T amplify) and the GEMMs' summation:
+ *   - F(4x4, 3x3) with Lavin's points 0, +-1, +-2 and infinity was 1.4x to
+ *     4.6x PyTorch's error on the 3x3 stride-1 layers (64->64 at 56x56:
+ *     2.4x, 512->512 at 28x28: 3.7x); 0, +-1, +-1/2, infinity is its
+ *     mirror image (x -> 1/x) and errs alike. Among pairs +-a, +-b of
+ *     halves, thirds, quarters and fifths (with 0 and infinity),
+ *     0, +-3/2, +-2/3, infinity was about the best in a simulation of these
+ *     transforms over OpenBLAS (unsliced GEMMs: 1.5x where Lavin's points
+ *     gave 2.5x at 64 channels, 2.3x where they gave 4.1x at 256; with
+ *     slices, +-3/2, +-3/4 and +-4/3, +-2/3 came within 2%). B^T's rows
+ *     and A^T's columns are scaled to integers (below; the factors go into
+ *     G, applied in double once per weight), so that the transforms
+ *     multiply by exact constants and cost what Lavin's did.
+ *   - The GEMMs sum the channels in slices (ts_rt_conv_sgemm), which cuts
+ *     their error 1.7x at 512 channels. With Lavin's points and slices
+ *     F(4x4, 3x3) was still 2.3x to 2.5x (simulated).
+ * Both together: F(4x4, 3x3) is 1.06x to 1.62x PyTorch's error on those
+ * layers (called directly, whatever conv.c chooses), F(2x2, 3x3) 0.67x to
+ * 1.04x. */
 #include <cblas.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv.h"
 #include "gemm_small.h"
 #include "winograd.h"
 
@@ -79,37 +108,41 @@ size_t ts_rt_wino_weights_len(int m, int64_t O, int64_t C) {
 
 /* u's rows for output channel o and input channels [c0, c0 + cn), cn <= 64:
  * the taps gathered channel-minor first, so that every entry of G g G^T is
- * a loop over the channels that vectorizes. */
+ * a loop over the channels that vectorizes; summed in double, so that each
+ * entry is rounded once. */
 WG_HOT static void wg_weights_block(const float *w, int64_t O, int64_t C, int64_t o, int64_t c0, int64_t cn, int nx,
-                                    const float (*k)[9], float *u) {
-  float gt[9][64];
+                                    const double (*k)[9], float *u) {
+  double gt[9][64];
   for (int64_t ci = 0; ci < cn; ci++)
     for (int t = 0; t < 9; t++) gt[t][ci] = w[(o * C + c0 + ci) * 9 + t];
   for (int xi = 0; xi < nx; xi++) {
     float *d = u + ((int64_t)xi * O + o) * C + c0;
     for (int64_t ci = 0; ci < cn; ci++) {
-      float acc = 0;
+      double acc = 0;
       for (int t = 0; t < 9; t++) acc += k[xi][t] * gt[t][ci];
-      d[ci] = acc;
+      d[ci] = (float)acc;
     }
   }
 }
 
 void ts_rt_wino_weights(int m, const float *w, int64_t O, int64_t C, float *u) {
-  static const double G4[6][3] = {{1.0 / 4, 0, 0},
-                                  {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                  {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                  {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                  {0, 0, 1}};
+  /* F(4x4, 3x3) at 0, 3/2, -3/2, 2/3, -2/3, infinity: Toom-Cook's G with
+   * row j divided by B^T's row factor and A^T's column factor (36 and 1,
+   * 9 and 8, 12 and 27, 36 and 1: WG_BT4, WG_AT4) */
+  static const double G4[6][3] = {{1.0 / 36, 0, 0},
+                                  {1.0 / 585, 1.0 / 390, 1.0 / 260},
+                                  {1.0 / 585, -1.0 / 390, 1.0 / 260},
+                                  {-1.0 / 520, -1.0 / 780, -1.0 / 1170},
+                                  {-1.0 / 520, 1.0 / 780, -1.0 / 1170},
+                                  {0, 0, 1.0 / 36}};
   static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
   const double(*G)[3] = m == 2 ? G2 : G4;
   int a = m == 2 ? 4 : 6;
   /* (G g G^T)[i][j] = sum over taps (a, b) of G[i][a] G[j][b] g[a][b] */
-  float k[WG_NXMAX][9];
+  double k[WG_NXMAX][9];
   for (int i = 0; i < a; i++)
     for (int j = 0; j < a; j++)
-      for (int t = 0; t < 9; t++) k[i * a + j][t] = (float)(G[i][t / 3] * G[j][t % 3]);
+      for (int t = 0; t < 9; t++) k[i * a + j][t] = G[i][t / 3] * G[j][t % 3];
   for (int64_t o = 0; o < O; o++)
     for (int64_t c0 = 0; c0 < C; c0 += 64) wg_weights_block(w, O, C, o, c0, C - c0 < 64 ? C - c0 : 64, a * a, k, u);
 }
@@ -206,28 +239,34 @@ typedef struct wg_bufs {
 } wg_bufs;
 
 /* F(4x4, 3x3): B^T applied to d0..d5 (stride s apart), into r0..r5
- * (stride rs apart) */
+ * (stride rs apart). Row j holds the coefficients of prod over the other
+ * finite points q of (x - q) (row 5, infinity's: all five), scaled to
+ * integers: rows 0 and 5 by 36, 1 and 2 by 9, 3 and 4 by 12. The rows of
+ * a pair +-p share their even and odd parts. */
 #define WG_BT4(d, s, r, rs)                                                                                           \
   do {                                                                                                                \
     float d0 = (d)[0], d1 = (d)[(s)], d2 = (d)[2 * (s)], d3 = (d)[3 * (s)], d4 = (d)[4 * (s)], d5 = (d)[5 * (s)];     \
-    (r)[0] = 4 * d0 - 5 * d2 + d4;                                                                                    \
-    (r)[(rs)] = -4 * (d1 + d2) + d3 + d4;                                                                             \
-    (r)[2 * (rs)] = 4 * (d1 - d2) - d3 + d4;                                                                          \
-    (r)[3 * (rs)] = 2 * (d3 - d1) - d2 + d4;                                                                          \
-    (r)[4 * (rs)] = 2 * (d1 - d3) - d2 + d4;                                                                          \
-    (r)[5 * (rs)] = 4 * d1 - 5 * d3 + d5;                                                                             \
+    float e1 = 9 * d4 - 4 * d2, o1 = 13.5f * d3 - 6 * d1, e3 = 12 * d4 - 27 * d2, o3 = 8 * d3 - 18 * d1;              \
+    (r)[0] = (36 * d0 - 97 * d2) + 36 * d4;                                                                           \
+    (r)[(rs)] = e1 + o1;                                                                                              \
+    (r)[2 * (rs)] = e1 - o1;                                                                                          \
+    (r)[3 * (rs)] = e3 + o3;                                                                                          \
+    (r)[4 * (rs)] = e3 - o3;                                                                                          \
+    (r)[5 * (rs)] = (36 * d1 - 97 * d3) + 36 * d5;                                                                    \
   } while (0)
 
 /* F(4x4, 3x3): A^T applied to m0..m5 (stride s apart), into r0..r3
- * (stride rs apart) */
+ * (stride rs apart). Row i is p^i at each finite point p (and 1 at
+ * infinity in row 3), columns scaled to integers: +-3/2's by 8, +-2/3's by
+ * 27. */
 #define WG_AT4(m, s, r, rs)                                                                                           \
   do {                                                                                                                \
     float m0 = (m)[0], m1 = (m)[(s)], m2 = (m)[2 * (s)], m3 = (m)[3 * (s)], m4 = (m)[4 * (s)], m5 = (m)[5 * (s)];     \
     float p12 = m1 + m2, q12 = m1 - m2, p34 = m3 + m4, q34 = m3 - m4;                                                 \
-    (r)[0] = m0 + p12 + p34;                                                                                          \
-    (r)[(rs)] = q12 + 2 * q34;                                                                                        \
-    (r)[2 * (rs)] = p12 + 4 * p34;                                                                                    \
-    (r)[3 * (rs)] = q12 + 8 * q34 + m5;                                                                               \
+    (r)[0] = m0 + 8 * p12 + 27 * p34;                                                                                 \
+    (r)[(rs)] = 12 * q12 + 18 * q34;                                                                                  \
+    (r)[2 * (rs)] = 18 * p12 + 12 * p34;                                                                              \
+    (r)[3 * (rs)] = (27 * q12 + 8 * q34) + m5;                                                                        \
   } while (0)
 
 /* F(2x2, 3x3): B^T applied to d0..d3, into r0..r3 */
@@ -327,13 +366,13 @@ typedef struct wg_bufs {
 WG_PHASES(f4, 4, 6, WG_BT4, WG_AT4)
 WG_PHASES(f2, 2, 4, WG_BT2, WG_AT2)
 
-/* Phase 2: M[xi] = U[xi] @ V[xi] for the nx matrices, T columns. */
+/* Phase 2: M[xi] = U[xi] @ V[xi] for the nx matrices, T columns, summed
+ * over the input channels in slices (ts_rt_conv_sgemm). */
 static void wg_gemm(const wg_job *j, int64_t T, const wg_bufs *bf) {
   const ts_rt_wino_geom *g = j->g;
   for (int64_t xi = 0; xi < j->nx; xi++)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)g->O, (blasint)T, (blasint)g->C, 1.0f,
-                j->u + xi * g->O * g->C, (blasint)g->C, bf->v + xi * j->xv, (blasint)j->ld, 0.0f, bf->m + xi * j->xm,
-                (blasint)j->ld);
+    ts_rt_conv_sgemm(g->O, T, g->C, j->u + xi * g->O * g->C, g->C, bf->v + xi * j->xv, j->ld, bf->m + xi * j->xm,
+                     j->ld);
 }
 
 /* A thread's block of buffers: V and M first, each 64-byte aligned as the
