@@ -182,6 +182,10 @@ static void sr_norm(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, -1, -1, -1, fals
 static void sr_norm_dim(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, 2, 3, -1, false); }
 static void sr_norm_dim_dtype(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, 2, 3, 4, false); }
 static void sr_norm_dtype(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, -1, -1, 2, false); }
+/* frobenius_norm(self[, dim, keepdim]); nuclear_norm(self, keepdim) (a
+ * matrix: all of its dims), nuclear_norm(self, dim, keepdim) */
+static void sr_frobenius_dim(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, 1, 2, -1, false); }
+static void sr_nuclear(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, -1, 1, -1, false); }
 static void sr_logsumexp(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, 1, 2, -1, false); }
 static void sr_prod(ts_sr_call *c) { sr_reduce(c, SR_RED_ACC, -1, -1, 1, false); }
 static void sr_prod_dim(ts_sr_call *c) { sr_reduce(c, SR_RED_ACC, 1, 2, 3, false); }
@@ -839,6 +843,10 @@ const ts_sr_def ts_sr_rules_nn[] = {
     {"aten::norm.ScalarOpt_dim", sr_norm_dim},
     {"aten::norm.ScalarOpt_dim_dtype", sr_norm_dim_dtype},
     {"aten::norm.ScalarOpt_dtype", sr_norm_dtype},
+    {"aten::frobenius_norm", sr_norm},
+    {"aten::frobenius_norm.dim", sr_frobenius_dim},
+    {"aten::nuclear_norm", sr_nuclear},
+    {"aten::nuclear_norm.dim", sr_frobenius_dim},
     {"aten::logsumexp", sr_logsumexp},
     {"aten::argmax", sr_argmax},
     {"aten::argmin", sr_argmax},
