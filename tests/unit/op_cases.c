@@ -1,10 +1,12 @@
 /* tests/unit/op_cases.c: the reader of tests/fixtures/ops/ (see op_cases.h). */
 #include "op_cases.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void oc_split(char *line, oc_toks *tk) {
   tk->n = tk->i = 0;
@@ -309,4 +311,43 @@ void oc_close(oc_env *e) {
   e->blob = NULL;
   e->blob_len = 0;
   ts_buf_free(&e->why);
+}
+
+static int oc_dir_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+bool oc_dirs_list(const char *root, oc_dirs *out) {
+  out->v = malloc(sizeof *out->v);
+  if (!out->v || !(out->v[0] = strdup(root))) return false;
+  out->n = 1;
+  DIR *d = opendir(root);
+  if (!d) return true; /* oc_open reports it */
+  struct dirent *de;
+  bool ok = true;
+  while (ok && (de = readdir(d))) {
+    if (de->d_name[0] == '.') continue;
+    size_t len = strlen(root) + strlen(de->d_name) + 16;
+    char *sub = malloc(len);
+    if (!sub) { ok = false; break; }
+    snprintf(sub, len, "%s/%s/cases.txt", root, de->d_name);
+    struct stat st;
+    if (stat(sub, &st) == 0 && S_ISREG(st.st_mode)) {
+      snprintf(sub, len, "%s/%s", root, de->d_name);
+      char **nv = realloc(out->v, (size_t)(out->n + 1) * sizeof *nv);
+      if (!nv) { free(sub); ok = false; break; }
+      out->v = nv;
+      out->v[out->n++] = sub;
+    } else {
+      free(sub);
+    }
+  }
+  closedir(d);
+  qsort(out->v + 1, (size_t)(out->n - 1), sizeof *out->v, oc_dir_cmp);
+  return ok;
+}
+
+void oc_dirs_free(oc_dirs *d) {
+  for (int i = 0; i < d->n; i++) free(d->v[i]);
+  free(d->v);
+  d->v = NULL;
+  d->n = 0;
 }

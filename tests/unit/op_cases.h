@@ -61,4 +61,14 @@ char *oc_open(oc_env *e, const char *dir);
 /* Frees e's arrays and e->why. */
 void oc_close(oc_env *e);
 
+/* The case folders under ROOT: ROOT itself, then, in name order, each of its
+ * subfolders with a cases.txt (a group of cases made by its own script,
+ * tests/fixtures/make_op_cases_GROUP.py). */
+typedef struct oc_dirs {
+  char **v;
+  int n;
+} oc_dirs;
+bool oc_dirs_list(const char *root, oc_dirs *out);
+void oc_dirs_free(oc_dirs *d);
+
 #endif

@@ -7,6 +7,8 @@
  *
  *   test_ops [-v] [-d OPS_DIR] [SUBSTRING...]
  *
+ * reads OPS_DIR's cases.txt and arrays.bin, then those of each subfolder of
+ * OPS_DIR that has a cases.txt (a group made by make_op_cases_GROUP.py),
  * runs the cases whose name contains one of the substrings (all without
  * any), prints each failure with the case's name and what differed, and ends
  * with "ops: N passed, N failed, N without kernel". Exit status 1 when any
@@ -387,11 +389,9 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  ts_rt_ctx ctx;
-  oc_env e = {.c = &ctx};
-  char *text = oc_open(&e, dir);
-  if (!text) {
-    fprintf(stderr, "test_ops: cannot read %s/arrays.bin and cases.txt: %s\n", dir, strerror(errno));
+  oc_dirs dirs = {0};
+  if (!oc_dirs_list(dir, &dirs)) {
+    fprintf(stderr, "test_ops: out of memory listing %s\n", dir);
     return 1;
   }
   ts_diag d = {0};
@@ -399,46 +399,58 @@ int main(int argc, char **argv) {
   if (!init_ok) fprintf(stderr, "test_ops: ts_rt_kernels_init failed:\n%s\n", d.text.data ? d.text.data : "");
   ts_buf_free(&d.text);
 
+  ts_rt_ctx ctx;
   ts_rt_ctx_init(&ctx, 4);
   op_names missing = {0};
   int passed = 0, failed = 0, nokernel = 0;
-  char *pos = text;
   static op_case k;
-  for (;;) {
-    bool eof;
-    e.why.len = 0;
-    if (e.why.data) e.why.data[0] = '\0';
-    ts_rt_clear_error(&ctx);
-    bool parsed = op_parse_case(&e, &pos, &k, &eof);
-    if (eof) {
-      op_case_free(&k);
-      break;
-    }
-    const char *name = k.name ? k.name : "?";
-    if (!op_selected(name, argc, argv, first)) {
-      op_case_free(&k);
-      if (!parsed) break;
+  for (int di = 0; di < dirs.n; di++) {
+    oc_env e = {.c = &ctx};
+    char *text = oc_open(&e, dirs.v[di]);
+    if (!text) {
+      fprintf(stderr, "test_ops: cannot read %s/arrays.bin and cases.txt: %s\n", dirs.v[di], strerror(errno));
+      failed++;
       continue;
     }
-    if (!parsed) {
-      printf("FAIL %s: %s\n", name, e.why.data ? e.why.data : "");
-      failed++;
+    char *pos = text;
+    for (;;) {
+      bool eof;
+      e.why.len = 0;
+      if (e.why.data) e.why.data[0] = '\0';
+      ts_rt_clear_error(&ctx);
+      bool parsed = op_parse_case(&e, &pos, &k, &eof);
+      if (eof) {
+        op_case_free(&k);
+        break;
+      }
+      const char *name = k.name ? k.name : "?";
+      if (!op_selected(name, argc, argv, first)) {
+        op_case_free(&k);
+        if (!parsed) break;
+        continue;
+      }
+      if (!parsed) {
+        printf("FAIL %s: %s\n", name, e.why.data ? e.why.data : "");
+        failed++;
+        op_case_free(&k);
+        break; /* the rest of the manifest cannot be trusted */
+      }
+      ts_rt_kernel_fn fn = ts_rt_kernel_by_name(k.schema);
+      if (!fn) {
+        nokernel++;
+        op_names_add(&missing, k.schema);
+        if (verbose) printf("NO KERNEL %s\n", name);
+      } else if (op_run(&e, &k, fn)) {
+        passed++;
+        if (verbose) printf("ok %s\n", name);
+      } else {
+        failed++;
+        printf("FAIL %s: %s\n", name, e.why.data ? e.why.data : "");
+      }
       op_case_free(&k);
-      break; /* the rest of the manifest cannot be trusted */
     }
-    ts_rt_kernel_fn fn = ts_rt_kernel_by_name(k.schema);
-    if (!fn) {
-      nokernel++;
-      op_names_add(&missing, k.schema);
-      if (verbose) printf("NO KERNEL %s\n", name);
-    } else if (op_run(&e, &k, fn)) {
-      passed++;
-      if (verbose) printf("ok %s\n", name);
-    } else {
-      failed++;
-      printf("FAIL %s: %s\n", name, e.why.data ? e.why.data : "");
-    }
-    op_case_free(&k);
+    oc_close(&e);
+    free(text);
   }
   for (int i = 0; i < missing.n; i++) {
     printf("no kernel: %s (%d case%s)\n", missing.v[i], missing.count[i], missing.count[i] == 1 ? "" : "s");
@@ -446,9 +458,8 @@ int main(int argc, char **argv) {
   }
   free(missing.v);
   free(missing.count);
+  oc_dirs_free(&dirs);
   printf("ops: %d passed, %d failed, %d without kernel\n", passed, failed, nokernel);
-  oc_close(&e);
   ts_rt_ctx_free(&ctx);
-  free(text);
   return failed || nokernel || !init_ok ? 1 : 0;
 }
