@@ -435,7 +435,9 @@ static bool sr_spatial(const ts_sr_call *c, uint32_t i, int32_t k, int64_t *out)
 
 /* A convolution: input at 0, weight 1, bias 2, stride 3, padding 4 (an
  * int[] or, with `str_padding`, "same"/"valid"), dilation 5; transposed
- * and output_padding at tr_arg, tr_arg + 1 (-1: none), groups at g_arg. */
+ * and output_padding at tr_arg, tr_arg + 1 (-1: none), groups at g_arg;
+ * tr_arg -2: conv_transpose*d's order (output_padding 5, groups 6,
+ * dilation 7). */
 static void sr_conv(ts_sr_call *c, int tr_arg, int g_arg, bool unbatched_ok) {
   ts_sr_shape x, w, out;
   if (!ts_sr_tensor(c, 0, &x) || !ts_sr_tensor(c, 1, &w))
@@ -455,17 +457,18 @@ static void sr_conv(ts_sr_call *c, int tr_arg, int g_arg, bool unbatched_ok) {
   bool batched = x.rank == k + 2;
   if (!batched && !(unbatched_ok && x.rank == k + 1))
     return; /* "Expected 3D (unbatched) or 4D (batched) input" */
-  bool transposed = false;
+  bool transposed = tr_arg == -2;
   int64_t groups = 1;
   if ((tr_arg >= 0 && !ts_sr_bool(c, (uint32_t)tr_arg, &transposed)) || !ts_sr_int(c, (uint32_t)g_arg, &groups) ||
       groups <= 0) {
     ts_sr_set(c, 0, &out);
     return;
   }
+  uint32_t dil_arg = tr_arg == -2 ? 7 : 5, opad_arg = tr_arg == -2 ? 5 : (uint32_t)tr_arg + 1;
   int64_t stride[TS_SR_MAX_RANK], pad[TS_SR_MAX_RANK], dil[TS_SR_MAX_RANK], opad[TS_SR_MAX_RANK];
   bool same = false;
   const ts_value *pv = c->node->ninputs > 4 ? c->node->inputs[4] : NULL;
-  bool known = sr_spatial(c, 3, k, stride) && sr_spatial(c, 5, k, dil);
+  bool known = sr_spatial(c, 3, k, stride) && sr_spatial(c, dil_arg, k, dil);
   if (pv && pv->type->kind == TS_TY_STR) {
     ts_cval cv;
     if (!ts_pass_const_get(pv, &cv) || cv.kind != TS_CV_STR)
@@ -481,7 +484,7 @@ static void sr_conv(ts_sr_call *c, int tr_arg, int g_arg, bool unbatched_ok) {
     known = known && sr_spatial(c, 4, k, pad);
   }
   if (transposed)
-    known = known && sr_spatial(c, (uint32_t)tr_arg + 1, k, opad);
+    known = known && sr_spatial(c, opad_arg, k, opad);
   int32_t b0 = batched ? 1 : 0;
   out.rank = x.rank;
   if (batched)
@@ -489,6 +492,10 @@ static void sr_conv(ts_sr_call *c, int tr_arg, int g_arg, bool unbatched_ok) {
   int64_t cout = w.sizes[0];
   if (transposed && (w.sizes[1] < 0 || !ts_sr_mul(w.sizes[1], groups, &cout)))
     cout = -1;
+  if (!transposed && x.sizes[b0] != 0 && cout != 0 && x.sizes[b0] < 0)
+    cout = -1; /* an input without channels gives an output without them (ATen's empty convolution) */
+  else if (!transposed && x.sizes[b0] == 0)
+    cout = 0;
   out.sizes[b0] = cout;
   for (int32_t j = 0; j < k; j++) {
     int64_t in = x.sizes[b0 + 1 + j], kw = w.sizes[2 + j];
@@ -528,8 +535,11 @@ static void sr_conv(ts_sr_call *c, int tr_arg, int g_arg, bool unbatched_ok) {
   ts_sr_set(c, 0, &out);
 }
 
-/* conv1d/conv2d(input, weight, bias, stride, padding, dilation, groups) */
+/* conv1d/2d/3d(input, weight, bias, stride, padding, dilation, groups) */
 static void sr_conv_nd(ts_sr_call *c) { sr_conv(c, -1, 6, true); }
+/* conv_transpose1d/2d/3d(input, weight, bias, stride, padding,
+ * output_padding, groups, dilation) */
+static void sr_conv_transpose(ts_sr_call *c) { sr_conv(c, -2, 6, true); }
 /* convolution(input, weight, bias, stride, padding, dilation, transposed,
  * output_padding, groups), _convolution(... the same, then flags) */
 static void sr_convolution(ts_sr_call *c) { sr_conv(c, 6, 8, false); }
@@ -869,6 +879,11 @@ const ts_sr_def ts_sr_rules_nn[] = {
     {"aten::conv2d", sr_conv_nd},
     {"aten::conv1d.padding", sr_conv_nd},
     {"aten::conv2d.padding", sr_conv_nd},
+    {"aten::conv3d", sr_conv_nd},
+    {"aten::conv3d.padding", sr_conv_nd},
+    {"aten::conv_transpose1d", sr_conv_transpose},
+    {"aten::conv_transpose2d.input", sr_conv_transpose},
+    {"aten::conv_transpose3d.input", sr_conv_transpose},
     /* conv2d, + residual of the output's shape, clamp: the output is conv2d's */
     {"tsaot::conv2d_act", sr_conv_nd},
     {"aten::convolution", sr_convolution},

@@ -1,9 +1,10 @@
-/* runtime/kernels/conv.c: 1-d and 2-d convolution (aten::_convolution,
- * convolution, conv1d, conv2d and their padding='same'/'valid' forms):
- * im2col + GEMM per group, a direct loop for depthwise convolution, a
+/* runtime/kernels/conv.c: convolution (aten::_convolution, convolution,
+ * conv1d/2d/3d and their padding='same'/'valid' forms, conv_transpose1d/
+ * 2d/3d): the argument checks, in ATen's order and words, then for 1-d and
+ * 2-d im2col + GEMM per group, a direct loop for depthwise convolution, a
  * plain GEMM for 1x1 convolutions, and Winograd (winograd.c) for float32
- * 3x3 stride-1 ones with enough channels; transposed convolution by GEMM +
- * col2im. 1-d runs as 2-d with height 1. The bias, and for
+ * 3x3 stride-1 ones with enough channels; 3-d and transposed convolutions
+ * run in conv3d.c. 1-d runs as 2-d with height 1. The bias, and for
  * tsaot::conv2d_act a residual and a clamp, are applied to each output plane
  * right after it is computed (an epilogue), while it is still in cache.
  * float32 GEMMs sum K in slices (ts_rt_conv_sgemm), which keeps every path
@@ -501,32 +502,35 @@ static bool cv_run(ts_rt_ctx *c, const cv_geom *g, bool dbl, const void *x, cons
   return ok || ts_rt_oom(c);
 }
 
-/* A convolution's arguments after parsing: nsp spatial dims (1 or 2). */
+/* A convolution's arguments after parsing: nsp spatial dims (1 to 3). */
 typedef struct cv_args {
   int32_t nsp;
-  int64_t stride[2], plo[2], phi[2], dil[2];
+  int64_t stride[3], plo[3], phi[3], dil[3];
   int64_t groups;
-  int64_t outpad[2]; /* transposed only */
+  int64_t outpad[3]; /* transposed only */
 } cv_args;
 
-/* Fills y (contiguous [N, O, ...], float32 or float64) with the bias per
- * channel, or zeros. */
-static bool cv_fill_bias(ts_rt_ctx *c, ts_rt_tensor *y, const ts_rt_tensor *bias, const cv_geom *g) {
-  (void)c;
-  int64_t ohw = g->OH * g->OW;
-  char *yd = ts_rt_tensor_data(y);
-  for (int64_t n = 0; n < g->N; n++)
-    for (int64_t o = 0; o < g->O; o++) {
-      double bv = bias ? ts_rt_load_f64((const char *)ts_rt_tensor_data(bias) +
-                                            o * bias->strides[0] * (int64_t)ts_dtype_size((ts_dtype)bias->dtype),
-                                        (ts_dtype)bias->dtype)
-                       : 0.0;
-      if (y->dtype == TS_DT_FLOAT32)
-        for (int64_t i = 0; i < ohw; i++) ((float *)yd)[(n * g->O + o) * ohw + i] = (float)bv;
-      else
-        for (int64_t i = 0; i < ohw; i++) ((double *)yd)[(n * g->O + o) * ohw + i] = bv;
-    }
-  return true;
+/* The arguments of a convolution of nsp spatial dims before parsing:
+ * stride and dilation 1, no padding. */
+static cv_args cv_args_init(int32_t nsp, int64_t groups) {
+  cv_args a = {nsp, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, groups, {0, 0, 0}};
+  return a;
+}
+
+/* The 3-d geometry of x, w (batched, nsp + 2 dims each; the missing leading
+ * spatial dims of size 1) with output sizes out[nsp], for conv3d.c. */
+static ts_rt_conv3_geom cv_geom3(const ts_rt_tensor *x, const ts_rt_tensor *w, int64_t O, const int64_t *out,
+                                 const cv_args *a) {
+  int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, o[3] = {1, 1, 1}, s[3] = {1, 1, 1}, p[3] = {0, 0, 0}, d[3] = {1, 1, 1};
+  int32_t nsp = a->nsp;
+  for (int32_t i = 0; i < nsp; i++) {
+    int32_t j = 3 - nsp + i;
+    in[j] = x->sizes[2 + i], k[j] = w->sizes[2 + i], o[j] = out[i];
+    s[j] = a->stride[i], p[j] = a->plo[i], d[j] = a->dil[i];
+  }
+  ts_rt_conv3_geom g = {x->sizes[0], x->sizes[1], in[0], in[1], in[2], O, k[0], k[1], k[2], o[0], o[1], o[2],
+                        s[0], s[1], s[2], p[0], p[1], p[2], d[0], d[1], d[2], a->groups};
+  return g;
 }
 
 /* What tsaot::conv2d_act adds after the convolution: a residual (y's
@@ -585,6 +589,42 @@ static bool cv_wino(ts_rt_ctx *c, const ts_rt_call *call, const cv_geom *g, ts_d
   return true;
 }
 
+/* "[1, 3]" as ATen prints the sizes of a 1-d convolution's input or
+ * weight once it has made them 2-d (a height of 1 inserted at dim 2). */
+static void cv_shape_str_2d(char *buf, size_t cap, const ts_rt_tensor *t, int32_t nsp) {
+  int64_t sz[TS_RT_MAX_DIMS + 1];
+  int32_t nd = t->ndim;
+  memcpy(sz, t->sizes, (size_t)nd * sizeof(int64_t));
+  if (nsp == 1 && nd >= 2) {
+    memmove(sz + 3, sz + 2, (size_t)(nd - 2) * sizeof(int64_t));
+    sz[2] = 1, nd++;
+  }
+  nnu_shape_str(buf, cap, nd, sz);
+}
+
+/* A checked 3-d convolution with output sizes out[3], by conv3d.c. */
+static ts_rt_tensor *cv_conv3d(ts_rt_ctx *c, const ts_rt_tensor *x, const ts_rt_tensor *w, const ts_rt_tensor *bias,
+                               const cv_args *a, const int64_t *out) {
+  ts_dtype dt = (ts_dtype)x->dtype, wdt = nnu_work_dtype(dt);
+  ts_rt_conv3_geom g = cv_geom3(x, w, w->sizes[0], out, a);
+  int64_t osz[5] = {g.N, g.O, g.OD, g.OH, g.OW};
+  ts_rt_tensor *xc = nnu_contig_as(c, x, wdt);
+  ts_rt_tensor *wc = xc ? nnu_contig_as(c, w, wdt) : NULL;
+  ts_rt_tensor *y = wc ? ts_rt_tensor_new(c, wdt, 5, osz, false) : NULL;
+  ts_rt_tensor *bc = y && bias ? nnu_contig_as(c, bias, wdt) : NULL;
+  bool ok = y && (!bias || bc) &&
+            ts_rt_conv3d_run(c, &g, wdt == TS_DT_FLOAT64, ts_rt_tensor_data(xc), ts_rt_tensor_data(wc),
+                             bc ? ts_rt_tensor_data(bc) : NULL, ts_rt_tensor_data(y));
+  if (xc) ts_rt_tensor_release(xc);
+  if (wc) ts_rt_tensor_release(wc);
+  if (bc) ts_rt_tensor_release(bc);
+  if (!ok) {
+    if (y) ts_rt_tensor_release(y);
+    return NULL;
+  }
+  return nnu_cast_owned(c, y, dt);
+}
+
 /* Checks as ATen's check_shape_forward, then runs. x and w are batched
  * (x->ndim == w->ndim == nsp + 2), w the call's input 1 (call: NULL when
  * unknown). post: NULL for a plain convolution. */
@@ -594,16 +634,22 @@ static ts_rt_tensor *cv_conv(ts_rt_ctx *c, const ts_rt_call *call, const ts_rt_t
   nnu_shape_str(ws, sizeof ws, w->ndim, w->sizes);
   nnu_shape_str(xs, sizeof xs, x->ndim, x->sizes);
   int32_t nsp = a->nsp;
-  if (a->groups <= 0) return ts_rt_fail(c, "non-positive groups is not supported"), NULL;
-  for (int32_t i = 0; i < nsp; i++) {
+  for (int32_t i = 0; i < nsp; i++)
     if (a->plo[i] < 0 || a->phi[i] < 0) return ts_rt_fail(c, "negative padding is not supported"), NULL;
+  for (int32_t i = 0; i < nsp; i++)
     if (a->stride[i] <= 0) return ts_rt_fail(c, "non-positive stride is not supported"), NULL;
-    if (a->dil[i] <= 0) return ts_rt_fail(c, "dilation should be greater than zero"), NULL;
-  }
+  for (int32_t i = 0; i < nsp; i++)
+    if (a->dil[i] < 0) return ts_rt_fail(c, "dilation should be greater than zero"), NULL;
+  if (a->groups <= 0) return ts_rt_fail(c, "non-positive groups is not supported"), NULL;
   if (x->ndim != w->ndim)
     return ts_rt_fail(c, "Expected %d-dimensional input for %d-dimensional weight %s, but got %d-dimensional input of "
                          "size %s instead",
                       (int)w->ndim, (int)w->ndim, ws, (int)x->ndim, xs),
+           NULL;
+  if (w->sizes[0] < a->groups)
+    return ts_rt_fail(c, "Given groups=%lld, expected weight to be at least %lld at dimension 0, but got weight of size "
+                         "%s instead",
+                      (long long)a->groups, (long long)a->groups, ws),
            NULL;
   if (w->sizes[0] % a->groups)
     return ts_rt_fail(c, "Given groups=%lld, expected weight to be divisible by %lld at dimension 0, but got weight of "
@@ -623,7 +669,7 @@ static ts_rt_tensor *cv_conv(ts_rt_ctx *c, const ts_rt_call *call, const ts_rt_t
                       ws, (long long)w->sizes[0], bs),
            NULL;
   }
-  int64_t in[2], k[2], out[2];
+  int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, out[3] = {1, 1, 1};
   bool small = false;
   for (int32_t i = 0; i < nsp; i++) {
     in[i] = x->sizes[2 + i] + a->plo[i] + a->phi[i];
@@ -632,26 +678,46 @@ static ts_rt_tensor *cv_conv(ts_rt_ctx *c, const ts_rt_call *call, const ts_rt_t
     out[i] = (in[i] - k[i]) / a->stride[i] + 1;
   }
   if (small) {
-    if (nsp == 2)
-      ts_rt_fail(c, "Calculated padded input size per channel: (%lld x %lld). Kernel size: (%lld x %lld). Kernel size "
-                    "can't be greater than actual input size",
-                 (long long)in[0], (long long)in[1], (long long)k[0], (long long)k[1]);
-    else
-      ts_rt_fail(c, "Calculated padded input size per channel: (%lld). Kernel size: (%lld). Kernel size can't be "
-                    "greater than actual input size",
-                 (long long)in[0], (long long)k[0]);
+    char is[96], ks[96];
+    size_t ni = 0, nk = 0;
+    for (int32_t i = 0; i < nsp; i++) {
+      ni += (size_t)snprintf(is + ni, sizeof is - ni, "%s%lld", i ? " x " : "", (long long)in[i]);
+      nk += (size_t)snprintf(ks + nk, sizeof ks - nk, "%s%lld", i ? " x " : "", (long long)k[i]);
+    }
+    ts_rt_fail(c, "Calculated padded input size per channel: (%s). Kernel size: (%s). Kernel size can't be greater "
+                  "than actual input size",
+               is, ks);
     return NULL;
   }
   ts_dtype dt = (ts_dtype)x->dtype;
+  if (ts_rt_tensor_numel(x) == 0 && x->sizes[0] != 0 && x->sizes[1] != 0) {
+    cv_shape_str_2d(xs, sizeof xs, x, nsp);
+    return ts_rt_fail(c, "Only zero batch or zero channel inputs are supported, but got input shape: %s", xs), NULL;
+  }
+  bool dil_ok = true;
+  for (int32_t i = 0; i < nsp; i++) dil_ok = dil_ok && a->dil[i] > 0;
+  if (!dil_ok) {
+    int64_t d2[3] = {1, a->dil[0], 0};
+    nnu_shape_str(xs, sizeof xs, nsp == 1 ? 2 : nsp, nsp == 1 ? d2 : a->dil);
+    return ts_rt_fail(c, "dilation should be greater than zero, but got %s", xs), NULL;
+  }
   if (w->dtype != dt)
     return ts_rt_fail(c, "expected scalar type %s but found %s", ts_rt_dtype_name(dt), ts_rt_dtype_name((ts_dtype)w->dtype)),
            NULL;
-  if (bias && bias->dtype != dt)
+  /* the 3-d kernels convert the bias; the 2-d ones refuse another dtype */
+  if (bias && bias->dtype != dt && nsp != 3)
     return ts_rt_fail(c, "Input type (%s) and bias type (%s) should be the same", nnu_ctype_name(dt),
                       nnu_ctype_name((ts_dtype)bias->dtype)),
            NULL;
   if (dt == TS_DT_FLOAT16 || dt == TS_DT_BOOL || !ts_rt_dtype_supported(dt))
-    return nnu_not_impl(c, "slow_conv2d_cpu", dt), NULL;
+    return nnu_not_impl(c, nsp == 3 ? "slow_conv3d_cpu" : "slow_conv2d_cpu", dt), NULL;
+  if (x->sizes[1] == 0) {
+    /* ATen's empty convolution of an input without channels has none either (whatever the weight says) */
+    int64_t osz[5] = {x->sizes[0], 0};
+    for (int32_t i = 0; i < nsp; i++) osz[2 + i] = out[i];
+    return ts_rt_tensor_new(c, dt, nsp + 2, osz, true);
+  }
+  if (nsp == 3) return cv_conv3d(c, x, w, bias, a, out);
   cv_geom g = {x->sizes[0], x->sizes[1], nsp == 2 ? x->sizes[2] : 1, x->sizes[1 + nsp], w->sizes[0],
                nsp == 2 ? w->sizes[2] : 1, w->sizes[1 + nsp], nsp == 2 ? out[0] : 1, out[nsp - 1],
                nsp == 2 ? a->stride[0] : 1, a->stride[nsp - 1], nsp == 2 ? a->plo[0] : 0, a->plo[nsp - 1],
@@ -693,94 +759,54 @@ static ts_rt_tensor *cv_conv(ts_rt_ctx *c, const ts_rt_call *call, const ts_rt_t
   return nnu_cast_owned(c, y, dt);
 }
 
-/* col2im for transposed convolution: scatter-adds col [Cog * KH * KW, H * W]
- * into y [Cog, OH, OW]. */
-#define CV_COL2IM(T, S)                                                                                               \
-  static void cv_col2im_##S(const cv_geom *g, int64_t cog, const T *col, T *y) {                                      \
-    int64_t hw = g->H * g->W;                                                                                         \
-    for (int64_t r = 0; r < cog * g->KH * g->KW; r++) {                                                               \
-      int64_t kw = r % g->KW, kh = (r / g->KW) % g->KH, co = r / (g->KW * g->KH);                                     \
-      T *yc = y + co * g->OH * g->OW;                                                                                 \
-      const T *cr = col + r * hw;                                                                                     \
-      for (int64_t ih = 0; ih < g->H; ih++) {                                                                         \
-        int64_t oh = ih * g->sh - g->ph + kh * g->dh;                                                                 \
-        if (oh < 0 || oh >= g->OH) continue;                                                                          \
-        for (int64_t iw = 0; iw < g->W; iw++) {                                                                       \
-          int64_t ow = iw * g->sw - g->pw + kw * g->dw;                                                               \
-          if (ow >= 0 && ow < g->OW) yc[oh * g->OW + ow] += cr[ih * g->W + iw];                                       \
-        }                                                                                                             \
-      }                                                                                                               \
-    }                                                                                                                 \
-  }
-CV_COL2IM(float, f32)
-CV_COL2IM(double, f64)
-
-/* Transposed convolution (the gradient of convolution): per image and
- * group, col = W_g^T @ x_g by GEMM, then col2im. x [N, C, H, W], weight
- * [C, O / groups, KH, KW]; y holds the bias on entry. */
-static bool cv_run_transposed(ts_rt_ctx *c, const cv_geom *g, bool dbl, const void *x, const void *w, void *y) {
-  size_t es = dbl ? sizeof(double) : sizeof(float);
-  int64_t Cg = g->C / g->groups, Og = g->O / g->groups, hw = g->H * g->W, kk = g->KH * g->KW, M = Og * kk;
-  if (g->N == 0 || M == 0 || hw == 0) return true;
-  if (M > INT_MAX || hw > INT_MAX || Cg > INT_MAX) return ts_rt_fail(c, "convolution too large for BLAS");
-  int64_t ncol = 0;
-  if (!nnu_mul(M, hw, &ncol) || (uint64_t)ncol > SIZE_MAX / es) return ts_rt_fail(c, "convolution too large");
-  void *col = ts_rt_malloc((size_t)ncol * es);
-  if (!col) return ts_rt_oom(c);
-  for (int64_t n = 0; n < g->N; n++)
-    for (int64_t gi = 0; gi < g->groups; gi++) {
-      const char *xg = (const char *)x + (size_t)((n * g->C + gi * Cg) * hw) * es;
-      const char *wg = (const char *)w + (size_t)(gi * Cg * M) * es;
-      char *yg = (char *)y + (size_t)((n * g->O + gi * Og) * g->OH * g->OW) * es;
-      if (Cg == 0) continue;
-      if (dbl) {
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (blasint)M, (blasint)hw, (blasint)Cg, 1.0,
-                    (const double *)wg, (blasint)M, (const double *)xg, (blasint)hw, 0.0, col, (blasint)hw);
-        cv_col2im_f64(g, Og, col, (double *)yg);
-      } else {
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (blasint)M, (blasint)hw, (blasint)Cg, 1.0f,
-                    (const float *)wg, (blasint)M, (const float *)xg, (blasint)hw, 0.0f, col, (blasint)hw);
-        cv_col2im_f32(g, Og, col, (float *)yg);
-      }
-    }
-  ts_rt_free(col);
-  return true;
+/* "name_depth: 1 name_height: 2 name_width: 3" (sep between the items) of
+ * ATen's slow_conv_transpose messages; 1-d as 2-d with a height of `one`. */
+static void cv_dims_str(char *buf, size_t cap, const char *name, const int64_t *v, int32_t nsp, int64_t one,
+                        const char *sep) {
+  static const char *const dims[3] = {"depth", "height", "width"};
+  int64_t w[3] = {one, one, one};
+  int32_t n = nsp == 1 ? 2 : nsp;
+  for (int32_t i = 0; i < nsp; i++) w[n - nsp + i] = v[i];
+  size_t k = 0;
+  for (int32_t i = 0; i < n && k < cap; i++)
+    k += (size_t)snprintf(buf + k, cap - k, "%s%s_%s: %lld", i ? sep : "", name, dims[3 - n + i], (long long)w[i]);
 }
 
-/* Checks and runs a transposed convolution (x, w batched, nsp + 2 dims). */
+/* Checks and runs a transposed convolution (x, w batched, nsp + 2 dims),
+ * with ATen's checks in its order: _convolution's check_shape_forward,
+ * then slow_conv_transpose{2,3}d's shape check. */
 static ts_rt_tensor *cv_conv_transposed(ts_rt_ctx *c, const ts_rt_tensor *x, const ts_rt_tensor *w,
                                         const ts_rt_tensor *bias, const cv_args *a) {
-  char ws[256], xs[256];
+  char ws[256], xs[256], m1[512], m2[256], m3[256];
   nnu_shape_str(ws, sizeof ws, w->ndim, w->sizes);
   nnu_shape_str(xs, sizeof xs, x->ndim, x->sizes);
   int32_t nsp = a->nsp;
-  if (a->groups <= 0) return ts_rt_fail(c, "non-positive groups is not supported"), NULL;
-  for (int32_t i = 0; i < nsp; i++) {
+  for (int32_t i = 0; i < nsp; i++)
     if (a->plo[i] < 0) return ts_rt_fail(c, "negative padding is not supported"), NULL;
+  for (int32_t i = 0; i < nsp; i++)
     if (a->outpad[i] < 0) return ts_rt_fail(c, "negative output_padding is not supported"), NULL;
+  for (int32_t i = 0; i < nsp; i++)
     if (a->stride[i] <= 0) return ts_rt_fail(c, "non-positive stride is not supported"), NULL;
-    if (a->dil[i] <= 0) return ts_rt_fail(c, "dilation should be greater than zero"), NULL;
-    if (a->outpad[i] >= a->stride[i] && a->outpad[i] >= a->dil[i])
-      return ts_rt_fail(c,
-                        "output padding must be smaller than either stride or dilation, but got output_padding=%lld, "
-                        "stride=%lld and dilation=%lld",
-                        (long long)a->outpad[i], (long long)a->stride[i], (long long)a->dil[i]),
-             NULL;
-  }
+  if (a->groups <= 0) return ts_rt_fail(c, "non-positive groups is not supported"), NULL;
   if (x->ndim != w->ndim)
     return ts_rt_fail(c, "Expected %d-dimensional input for %d-dimensional weight %s, but got %d-dimensional input of "
                          "size %s instead",
                       (int)w->ndim, (int)w->ndim, ws, (int)x->ndim, xs),
            NULL;
-  if (x->sizes[1] != w->sizes[0])
-    return ts_rt_fail(c, "Given transposed=1, weight of size %s, expected input%s to have %lld channels, but got %lld "
-                         "channels instead",
-                      ws, xs, (long long)w->sizes[0], (long long)x->sizes[1]),
+  if (w->sizes[0] < a->groups)
+    return ts_rt_fail(c, "Given groups=%lld, expected weight to be at least %lld at dimension 0, but got weight of size "
+                         "%s instead",
+                      (long long)a->groups, (long long)a->groups, ws),
            NULL;
   if (w->sizes[0] % a->groups)
     return ts_rt_fail(c, "Given groups=%lld, expected weight to be divisible by %lld at dimension 0, but got weight of "
                          "size [%s] instead",
                       (long long)a->groups, (long long)a->groups, ws),
+           NULL;
+  if (x->sizes[1] != w->sizes[0])
+    return ts_rt_fail(c, "Given transposed=1, weight of size %s, expected input%s to have %lld channels, but got %lld "
+                         "channels instead",
+                      ws, xs, (long long)w->sizes[0], (long long)x->sizes[1]),
            NULL;
   int64_t O = w->sizes[1] * a->groups;
   if (bias && (bias->ndim != 1 || bias->sizes[0] != O)) {
@@ -791,36 +817,82 @@ static ts_rt_tensor *cv_conv_transposed(ts_rt_ctx *c, const ts_rt_tensor *x, con
                       ws, (long long)O, bs),
            NULL;
   }
-  int64_t out[2];
-  for (int32_t i = 0; i < nsp; i++) {
-    out[i] = (x->sizes[2 + i] - 1) * a->stride[i] - 2 * a->plo[i] + a->dil[i] * (w->sizes[2 + i] - 1) +
-             a->outpad[i] + 1;
-    if (out[i] <= 0) return ts_rt_fail(c, "Output size is too small"), NULL;
-  }
   ts_dtype dt = (ts_dtype)x->dtype;
+  if (ts_rt_tensor_numel(x) == 0 && x->sizes[0] != 0 && x->sizes[1] != 0) {
+    cv_shape_str_2d(xs, sizeof xs, x, nsp);
+    return ts_rt_fail(c, "Only zero batch or zero channel inputs are supported, but got input shape: %s", xs), NULL;
+  }
   if (w->dtype != dt)
     return ts_rt_fail(c, "expected scalar type %s but found %s", ts_rt_dtype_name(dt), ts_rt_dtype_name((ts_dtype)w->dtype)),
            NULL;
   if (bias && bias->dtype != dt)
-    return ts_rt_fail(c, "Input type (%s) and bias type (%s) should be the same", nnu_ctype_name(dt),
-                      nnu_ctype_name((ts_dtype)bias->dtype)),
+    return ts_rt_fail(c, "expected scalar type %s but found %s", ts_rt_dtype_name(dt),
+                      ts_rt_dtype_name((ts_dtype)bias->dtype)),
            NULL;
-  if (dt == TS_DT_FLOAT16 || dt == TS_DT_BOOL || !ts_rt_dtype_supported(dt))
-    return nnu_not_impl(c, "slow_conv_transpose2d_out_cpu", dt), NULL;
-  cv_geom g = {x->sizes[0], x->sizes[1], nsp == 2 ? x->sizes[2] : 1, x->sizes[1 + nsp], O,
-               nsp == 2 ? w->sizes[2] : 1, w->sizes[1 + nsp], nsp == 2 ? out[0] : 1, out[nsp - 1],
-               nsp == 2 ? a->stride[0] : 1, a->stride[nsp - 1], nsp == 2 ? a->plo[0] : 0, a->plo[nsp - 1],
-               nsp == 2 ? a->dil[0] : 1, a->dil[nsp - 1], a->groups};
-  int64_t osz[4] = {g.N, g.O, nsp == 2 ? g.OH : g.OW, g.OW};
+  /* ATen's slow_conv_transpose kernels take the floating types and int64 */
+  if (dt != TS_DT_FLOAT32 && dt != TS_DT_FLOAT64 && dt != TS_DT_BFLOAT16 && dt != TS_DT_INT64)
+    return nnu_not_impl(c, nsp == 3 ? "slow_conv_transpose3d_out_cpu" : "slow_conv_transpose2d_out_cpu", dt), NULL;
+  if (x->sizes[0] == 0 || x->sizes[1] == 0) {
+    /* ATen's empty convolution: zeros of the computed size, plus the bias */
+  } else if (ts_rt_tensor_numel(w) == 0) {
+    cv_shape_str_2d(ws, sizeof ws, w, nsp);
+    if (nsp == 3)
+      return ts_rt_fail(c, "non-empty 5D (n_output_plane x n_input_plane x kernel_depth x kernel_height x "
+                           "kernel_width) tensor expected for weight, but got: %s",
+                        ws),
+             NULL;
+    return ts_rt_fail(c, "non-empty 2D or 4D weight tensor expected, but got: %s", ws), NULL;
+  }
+  bool dil_ok = true, opad_ok = true;
+  for (int32_t i = 0; i < nsp; i++) {
+    dil_ok = dil_ok && a->dil[i] > 0;
+    opad_ok = opad_ok && (a->outpad[i] < a->stride[i] || a->outpad[i] < a->dil[i]);
+  }
+  if (!dil_ok) {
+    cv_dims_str(m1, sizeof m1, "dilation", a->dil, nsp, 1, ", ");
+    return ts_rt_fail(c, "dilation should be greater than zero, but got %s", m1), NULL;
+  }
+  if (!opad_ok) {
+    cv_dims_str(m1, sizeof m1, "output_padding", a->outpad, nsp, 0, " ");
+    cv_dims_str(m2, sizeof m2, "stride", a->stride, nsp, 1, " ");
+    cv_dims_str(m3, sizeof m3, "dilation", a->dil, nsp, 1, " ");
+    return ts_rt_fail(c, "output padding must be smaller than either stride or dilation, but got %s %s %s", m1, m2,
+                      m3),
+           NULL;
+  }
+  int64_t out[3] = {1, 1, 1};
+  bool small = false;
+  for (int32_t i = 0; i < nsp; i++) {
+    out[i] = (x->sizes[2 + i] - 1) * a->stride[i] - 2 * a->plo[i] + a->dil[i] * (w->sizes[2 + i] - 1) +
+             a->outpad[i] + 1;
+    small = small || out[i] < 1;
+  }
+  if (small) {
+    size_t ni = 0, no = 0;
+    if (nsp == 1) ni += (size_t)snprintf(m1, sizeof m1, "1 x "), no += (size_t)snprintf(m2, sizeof m2, "1 x ");
+    for (int32_t i = 0; i < nsp; i++) {
+      ni += (size_t)snprintf(m1 + ni, sizeof m1 - ni, "%s%lld", i ? " x " : "", (long long)x->sizes[2 + i]);
+      no += (size_t)snprintf(m2 + no, sizeof m2 - no, "%s%lld", i ? " x " : "", (long long)out[i]);
+    }
+    return ts_rt_fail(c, "Given input size per channel: (%s). Calculated output size per channel: (%s). Output size "
+                         "is too small",
+                      m1, m2),
+           NULL;
+  }
+  ts_rt_conv3_geom g = cv_geom3(x, w, O, out, a);
+  int64_t osz[5] = {g.N, g.O};
+  for (int32_t i = 0; i < nsp; i++) osz[2 + i] = out[i];
   ts_dtype wdt = nnu_work_dtype(dt);
   ts_rt_tensor *xc = nnu_contig_as(c, x, wdt);
   ts_rt_tensor *wc = xc ? nnu_contig_as(c, w, wdt) : NULL;
   ts_rt_tensor *y = wc ? ts_rt_tensor_new(c, wdt, nsp + 2, osz, false) : NULL;
-  bool ok = y != NULL && cv_fill_bias(c, y, bias, &g) &&
-            cv_run_transposed(c, &g, wdt == TS_DT_FLOAT64, ts_rt_tensor_data(xc), ts_rt_tensor_data(wc),
-                              ts_rt_tensor_data(y));
+  ts_rt_tensor *bc = y && bias ? nnu_contig_as(c, bias, wdt) : NULL;
+  bool ok = y && (!bias || bc) &&
+            ts_rt_conv_transposed_run(c, &g, wdt == TS_DT_FLOAT64, ts_rt_tensor_data(xc), ts_rt_tensor_data(wc),
+                                      bc ? ts_rt_tensor_data(bc) : NULL, ts_rt_tensor_data(y));
   if (xc) ts_rt_tensor_release(xc);
   if (wc) ts_rt_tensor_release(wc);
+  if (bc) ts_rt_tensor_release(bc);
   if (!ok) {
     if (y) ts_rt_tensor_release(y);
     return NULL;
@@ -850,25 +922,25 @@ static bool cv_list_arg(ts_rt_ctx *c, ts_rt_call *call, uint32_t i, int32_t nsp,
   return true;
 }
 
-/* Runs a convolution of x, w (nsp from w's rank), making an unbatched
- * input batched when `unbatched_ok` (conv1d / conv2d) and returning it
- * unbatched again. */
+/* Runs a convolution (transposed: a transposed one) of x, w (nsp from w's
+ * rank), making an unbatched input batched when `unbatched_ok` (conv1d,
+ * conv2d, conv3d, conv_transpose*d) and returning it unbatched again. */
 static ts_rt_tensor *cv_conv_any(ts_rt_ctx *c, const ts_rt_call *call, ts_rt_tensor *x, ts_rt_tensor *w,
-                                 ts_rt_tensor *b, cv_args *a, bool unbatched_ok) {
+                                 ts_rt_tensor *b, cv_args *a, bool unbatched_ok, bool transposed) {
   if (unbatched_ok && x->ndim == a->nsp + 1 && w->ndim == a->nsp + 2) {
     int64_t sz[TS_RT_MAX_DIMS], st[TS_RT_MAX_DIMS];
     sz[0] = 1, st[0] = 0;
     for (int32_t i = 0; i < x->ndim; i++) sz[i + 1] = x->sizes[i], st[i + 1] = x->strides[i];
     ts_rt_tensor *xb = ts_rt_tensor_view(c, x, x->offset, x->ndim + 1, sz, st);
     if (!xb) return NULL;
-    ts_rt_tensor *y = cv_conv(c, call, xb, w, b, a, NULL);
+    ts_rt_tensor *y = transposed ? cv_conv_transposed(c, xb, w, b, a) : cv_conv(c, call, xb, w, b, a, NULL);
     ts_rt_tensor_release(xb);
     if (!y) return NULL;
     ts_rt_tensor *r = ts_rt_tensor_view(c, y, y->offset, y->ndim - 1, y->sizes + 1, y->strides + 1);
     ts_rt_tensor_release(y);
     return r;
   }
-  return cv_conv(c, call, x, w, b, a, NULL);
+  return transposed ? cv_conv_transposed(c, x, w, b, a) : cv_conv(c, call, x, w, b, a, NULL);
 }
 
 /* The common part of convolution / _convolution: arguments 0..8. */
@@ -879,11 +951,11 @@ static bool cv_k_convolution_common(ts_rt_ctx *c, ts_rt_call *call) {
   if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_tensor(c, call, 1, &w) || !ts_rt_arg_opt_tensor(c, call, 2, &b) ||
       !ts_rt_arg_bool(c, call, 6, &transposed) || !ts_rt_arg_int(c, call, 8, &groups))
     return false;
-  if (w->ndim != 3 && w->ndim != 4) {
-    if (w->ndim == 5) return ts_rt_fail(c, "3-d convolution is not supported yet");
+  if (w->ndim < 3 || w->ndim > 5) {
+    if (w->ndim > 5) return ts_rt_fail(c, "%d-d convolution is not supported", (int)(w->ndim - 2));
     return ts_rt_fail(c, "weight should have at least three dimensions");
   }
-  cv_args a = {w->ndim - 2, {1, 1}, {0, 0}, {0, 0}, {1, 1}, groups, {0, 0}};
+  cv_args a = cv_args_init(w->ndim - 2, groups);
   if (!cv_list_arg(c, call, 3, a.nsp, "stride", a.stride) || !cv_list_arg(c, call, 4, a.nsp, "padding", a.plo) ||
       !cv_list_arg(c, call, 5, a.nsp, "dilation", a.dil))
     return false;
@@ -906,7 +978,13 @@ static bool cv_k_convnd(ts_rt_ctx *c, ts_rt_call *call, int32_t nsp, bool str_pa
   if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_tensor(c, call, 1, &w) || !ts_rt_arg_opt_tensor(c, call, 2, &b) ||
       !ts_rt_arg_int(c, call, 6, &groups))
     return false;
-  cv_args a = {nsp, {1, 1}, {0, 0}, {0, 0}, {1, 1}, groups, {0, 0}};
+  if (x->ndim != nsp + 1 && x->ndim != nsp + 2) {
+    char xs[256];
+    nnu_shape_str(xs, sizeof xs, x->ndim, x->sizes);
+    return ts_rt_fail(c, "Expected %dD (unbatched) or %dD (batched) input to conv%dd, but got input of size: %s",
+                      (int)(nsp + 1), (int)(nsp + 2), (int)nsp, xs);
+  }
+  cv_args a = cv_args_init(nsp, groups);
   if (!cv_list_arg(c, call, 3, nsp, "stride", a.stride) || !cv_list_arg(c, call, 5, nsp, "dilation", a.dil))
     return false;
   if (!str_padding) {
@@ -935,13 +1013,42 @@ static bool cv_k_convnd(ts_rt_ctx *c, ts_rt_call *call, int32_t nsp, bool str_pa
                          "instead",
                       (int)w->ndim, (int)w->ndim, ws, (int)x->ndim);
   }
-  return nnu_ret(call, cv_conv_any(c, call, x, w, b, &a, true));
+  return nnu_ret(call, cv_conv_any(c, call, x, w, b, &a, true, false));
 }
 
 bool ts_rt_k_conv1d(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_convnd(c, call, 1, false); }
 bool ts_rt_k_conv2d(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_convnd(c, call, 2, false); }
 bool ts_rt_k_conv1d_padding(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_convnd(c, call, 1, true); }
 bool ts_rt_k_conv2d_padding(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_convnd(c, call, 2, true); }
+bool ts_rt_k_conv3d(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_convnd(c, call, 3, false); }
+bool ts_rt_k_conv3d_padding(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_convnd(c, call, 3, true); }
+
+/* conv_transpose{1,2,3}d(input, weight, bias, stride, padding,
+ * output_padding, groups, dilation) */
+static bool cv_k_conv_transpose(ts_rt_ctx *c, ts_rt_call *call, int32_t nsp) {
+  ts_rt_tensor *x = NULL, *w = NULL, *b = NULL;
+  int64_t groups = 0;
+  if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_tensor(c, call, 1, &w) || !ts_rt_arg_opt_tensor(c, call, 2, &b) ||
+      !ts_rt_arg_int(c, call, 6, &groups))
+    return false;
+  cv_args a = cv_args_init(nsp, groups);
+  if (!cv_list_arg(c, call, 3, nsp, "stride", a.stride) || !cv_list_arg(c, call, 4, nsp, "padding", a.plo) ||
+      !cv_list_arg(c, call, 5, nsp, "output_padding", a.outpad) || !cv_list_arg(c, call, 7, nsp, "dilation", a.dil))
+    return false;
+  memcpy(a.phi, a.plo, sizeof a.phi);
+  if (x->ndim != nsp + 1 && x->ndim != nsp + 2) {
+    char xs[256];
+    nnu_shape_str(xs, sizeof xs, x->ndim, x->sizes);
+    return ts_rt_fail(c, "Expected %dD (unbatched) or %dD (batched) input to conv_transpose%dd, but got input of size: "
+                         "%s",
+                      (int)(nsp + 1), (int)(nsp + 2), (int)nsp, xs);
+  }
+  return nnu_ret(call, cv_conv_any(c, call, x, w, b, &a, true, true));
+}
+
+bool ts_rt_k_conv_transpose1d(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_conv_transpose(c, call, 1); }
+bool ts_rt_k_conv_transpose2d(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_conv_transpose(c, call, 2); }
+bool ts_rt_k_conv_transpose3d(ts_rt_ctx *c, ts_rt_call *call) { return cv_k_conv_transpose(c, call, 3); }
 
 /* tsaot::conv2d_act(input, weight, bias, stride, padding, dilation, groups,
  * min, max, residual): clamp(conv2d(...) + residual, min, max) in one pass
@@ -961,7 +1068,7 @@ bool ts_rt_k_conv2d_act(ts_rt_ctx *c, ts_rt_call *call) {
   ts_dtype dt = (ts_dtype)x->dtype;
   if (dt != TS_DT_FLOAT32 && dt != TS_DT_FLOAT64) return nnu_not_impl(c, "tsaot::conv2d_act", dt);
   if (x->ndim != 4 || w->ndim != 4) return ts_rt_fail(c, "tsaot::conv2d_act: expected a 4-d input and weight");
-  cv_args a = {2, {1, 1}, {0, 0}, {0, 0}, {1, 1}, groups, {0, 0}};
+  cv_args a = cv_args_init(2, groups);
   if (!cv_list_arg(c, call, 3, 2, "stride", a.stride) || !cv_list_arg(c, call, 4, 2, "padding", a.plo) ||
       !cv_list_arg(c, call, 5, 2, "dilation", a.dil))
     return false;

@@ -1,7 +1,7 @@
 /* runtime/kernels/nn.c: linear algebra (mm, bmm, matmul, linear, addmm,
  * baddbmm through OpenBLAS), softmax, dropout, embedding, padding and
- * upsampling; the table also lists the kernels of conv.c, pool.c and
- * norm.c. */
+ * upsampling; the table also lists the kernels of conv.c (with
+ * conv3d.c), pool.c and norm.c. */
 #include <cblas.h>
 #include <limits.h>
 #include <math.h>
@@ -1159,6 +1159,11 @@ const ts_rt_kernel_def ts_rt_kernels_nn[] = {
     {"aten::conv2d", ts_rt_k_conv2d},
     {"aten::conv1d.padding", ts_rt_k_conv1d_padding},
     {"aten::conv2d.padding", ts_rt_k_conv2d_padding},
+    {"aten::conv3d", ts_rt_k_conv3d},
+    {"aten::conv3d.padding", ts_rt_k_conv3d_padding},
+    {"aten::conv_transpose1d", ts_rt_k_conv_transpose1d},
+    {"aten::conv_transpose2d.input", ts_rt_k_conv_transpose2d},
+    {"aten::conv_transpose3d.input", ts_rt_k_conv_transpose3d},
     {"tsaot::conv2d_act", ts_rt_k_conv2d_act},
     {"aten::max_pool1d", ts_rt_k_max_pool1d},
     {"aten::max_pool2d", ts_rt_k_max_pool2d},

@@ -142,6 +142,11 @@ bool ts_rt_k_conv1d(ts_rt_ctx *c, ts_rt_call *call);
 bool ts_rt_k_conv2d(ts_rt_ctx *c, ts_rt_call *call);
 bool ts_rt_k_conv1d_padding(ts_rt_ctx *c, ts_rt_call *call);
 bool ts_rt_k_conv2d_padding(ts_rt_ctx *c, ts_rt_call *call);
+bool ts_rt_k_conv3d(ts_rt_ctx *c, ts_rt_call *call);
+bool ts_rt_k_conv3d_padding(ts_rt_ctx *c, ts_rt_call *call);
+bool ts_rt_k_conv_transpose1d(ts_rt_ctx *c, ts_rt_call *call);
+bool ts_rt_k_conv_transpose2d(ts_rt_ctx *c, ts_rt_call *call);
+bool ts_rt_k_conv_transpose3d(ts_rt_ctx *c, ts_rt_call *call);
 bool ts_rt_k_conv2d_act(ts_rt_ctx *c, ts_rt_call *call);
 
 bool ts_rt_k_max_pool1d(ts_rt_ctx *c, ts_rt_call *call);
