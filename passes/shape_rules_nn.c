@@ -567,7 +567,8 @@ static int64_t sr_pool_size(int64_t in, int64_t k, int64_t pad, int64_t stride, 
 
 /* max_pool(self, kernel, stride, padding, dilation, ceil_mode) with k
  * spatial dims; avg_pool(self, kernel, stride, padding, ceil_mode, ...) has
- * no dilation (dil_arg -1). */
+ * no dilation (dil_arg -1); the *_with_indices forms' int64 indices are
+ * the output's sizes. */
 static void sr_pool(ts_sr_call *c, int32_t k, int dil_arg, int ceil_arg) {
   ts_sr_shape x, out;
   if (!ts_sr_tensor(c, 0, &x))
@@ -603,12 +604,18 @@ static void sr_pool(ts_sr_call *c, int32_t k, int dil_arg, int ceil_arg) {
       ts_sr_contiguous(&out);
   }
   ts_sr_set(c, 0, &out);
+  if (c->node->noutputs > 1) {
+    out.dtype = TS_DT_INT64;
+    ts_sr_set(c, 1, &out);
+  }
 }
 
 static void sr_max_pool1d(ts_sr_call *c) { sr_pool(c, 1, 4, 5); }
 static void sr_max_pool2d(ts_sr_call *c) { sr_pool(c, 2, 4, 5); }
 static void sr_avg_pool1d(ts_sr_call *c) { sr_pool(c, 1, -1, 4); }
 static void sr_avg_pool2d(ts_sr_call *c) { sr_pool(c, 2, -1, 4); }
+static void sr_max_pool3d(ts_sr_call *c) { sr_pool(c, 3, 4, 5); }
+static void sr_avg_pool3d(ts_sr_call *c) { sr_pool(c, 3, -1, 4); }
 
 /* The last k sizes replaced by the output_size argument at `arg`. */
 static bool sr_resize_spatial(ts_sr_call *c, const ts_sr_shape *x, int32_t k, uint32_t arg, ts_sr_shape *out) {
@@ -633,13 +640,18 @@ static bool sr_resize_spatial(ts_sr_call *c, const ts_sr_shape *x, int32_t k, ui
   return true;
 }
 
-/* adaptive_avg_pool1d/2d(self, output_size), adaptive_max_pool2d (and its
- * int64 indices) */
+/* adaptive_avg_pool1d/2d/3d(self, output_size), adaptive_max_pool1d/2d/3d
+ * (and their int64 indices) */
 static void sr_adaptive_pool(ts_sr_call *c) {
   ts_sr_shape x, out;
   if (!ts_sr_tensor(c, 0, &x))
     return;
-  int32_t k = c->node->kind == TS_K_aten_adaptive_avg_pool1d ? 1 : 2;
+  ts_kind kind = c->node->kind;
+  int32_t k = kind == TS_K_aten_adaptive_avg_pool1d || kind == TS_K_aten_adaptive_max_pool1d ? 1
+              : kind == TS_K_aten_adaptive_avg_pool3d || kind == TS_K_aten__adaptive_avg_pool3d ||
+                      kind == TS_K_aten_adaptive_max_pool3d
+                  ? 3
+                  : 2;
   if (!sr_resize_spatial(c, &x, k, 1, &out))
     return;
   ts_sr_set(c, 0, &out);
@@ -896,6 +908,15 @@ const ts_sr_def ts_sr_rules_nn[] = {
     {"aten::adaptive_avg_pool1d", sr_adaptive_pool},
     {"aten::adaptive_avg_pool2d", sr_adaptive_pool},
     {"aten::adaptive_max_pool2d", sr_adaptive_pool},
+    {"aten::max_pool3d", sr_max_pool3d},
+    {"aten::max_pool3d_with_indices", sr_max_pool3d},
+    {"aten::max_pool2d_with_indices", sr_max_pool2d},
+    {"aten::max_pool1d_with_indices", sr_max_pool1d},
+    {"aten::avg_pool3d", sr_avg_pool3d},
+    {"aten::adaptive_avg_pool3d", sr_adaptive_pool},
+    {"aten::_adaptive_avg_pool3d", sr_adaptive_pool},
+    {"aten::adaptive_max_pool3d", sr_adaptive_pool},
+    {"aten::adaptive_max_pool1d", sr_adaptive_pool},
     {"aten::upsample_nearest2d", sr_upsample},
     {"aten::upsample_nearest2d.vec", sr_upsample},
     {"aten::upsample_bilinear2d", sr_upsample},
