@@ -661,47 +661,63 @@ static void sr_adaptive_pool(ts_sr_call *c) {
   }
 }
 
-/* upsample_nearest2d(self, output_size, scales_h, scales_w),
- * upsample_bilinear2d(self, output_size, align_corners, scales...) and the
- * .vec forms (input, output_size?, [align_corners,] scale_factors?): sizes
- * given, or floor(size * scale) */
+/* The upsample family: upsample_nearest1d/2d/3d(self, output_size,
+ * scales...), _upsample_nearest_exact*, upsample_linear1d /
+ * bilinear2d / trilinear3d / bicubic2d and the _aa forms (self,
+ * output_size, align_corners, scales...); the .vec forms (input,
+ * output_size?, [align_corners,] scale_factors?): sizes given, or
+ * trunc(size * scale) */
 static void sr_upsample(ts_sr_call *c) {
   ts_sr_shape x, out;
   if (!ts_sr_tensor(c, 0, &x))
     return;
+  const char *name = ts_kind_name(c->node->kind);
+  size_t len = strlen(name);
+  int32_t k = name[len - 2] - '0';
+  if (strncmp(name + len - 3, "_aa", 3) == 0)
+    k = 2;
+  if (k < 1 || k > 3)
+    return;
   bool vec = strcmp(c->schema->overload, "vec") == 0;
   if (!vec || !ts_sr_is_none(c, 1)) {
-    if (!sr_resize_spatial(c, &x, 2, 1, &out))
+    if (!sr_resize_spatial(c, &x, k, 1, &out))
       return;
+    if (out.rank >= 0 && out.rank != k + 2)
+      return; /* "It is expected input_size equals to ..." */
     ts_sr_set(c, 0, &out);
     return;
   }
-  uint32_t sf = c->node->kind == TS_K_aten_upsample_bilinear2d ? 3 : 2;
+  uint32_t sf = c->node->ninputs - 1; /* scale_factors: the last argument */
   sr_like(&out, &x);
-  if (x.rank == 4 && sf < c->node->ninputs) { /* scale_factors has no default */
-    out.rank = 4;
-    memcpy(out.sizes, x.sizes, 4 * sizeof *x.sizes);
+  if (x.rank == k + 2 && c->node->ninputs >= 3) {
+    out.rank = k + 2;
+    memcpy(out.sizes, x.sizes, (size_t)(k + 2) * sizeof *x.sizes);
     uint32_t n;
     ts_value *const *items = ts_sp_list_items(c->node->inputs[sf], &n);
     const ts_attr *a = ts_node_is(c->node->inputs[sf]->node, TS_K_prim_Constant)
                            ? ts_node_attr(c->node->inputs[sf]->node, "value")
                            : NULL;
-    double scale[2];
+    double scale[3];
     bool known = false;
-    if (a && a->kind == TS_ATTR_FLOATS && a->len == 2) {
-      scale[0] = a->u.fs[0], scale[1] = a->u.fs[1];
+    if (a && a->kind == TS_ATTR_FLOATS && a->len == (uint32_t)k) {
+      for (int32_t j = 0; j < k; j++)
+        scale[j] = a->u.fs[j];
       known = true;
-    } else if (items && n == 2) {
-      ts_cval v0, v1;
-      known = ts_pass_const_get(items[0], &v0) && v0.kind == TS_CV_FLOAT && ts_pass_const_get(items[1], &v1) &&
-              v1.kind == TS_CV_FLOAT;
-      if (known)
-        scale[0] = v0.f, scale[1] = v1.f;
+    } else if (items && n == (uint32_t)k) {
+      known = true;
+      for (int32_t j = 0; j < k && known; j++) {
+        ts_cval v;
+        known = ts_pass_const_get(items[j], &v) && v.kind == TS_CV_FLOAT;
+        if (known)
+          scale[j] = v.f;
+      }
     }
-    for (int32_t j = 0; j < 2; j++) {
+    for (int32_t j = 0; j < k; j++) {
       int64_t in = x.sizes[2 + j];
-      double o = known && in >= 0 ? floor((double)in * scale[j]) : -1;
+      double o = known && in >= 0 ? trunc((double)in * scale[j]) : -1;
       out.sizes[2 + j] = o >= 0 && o < 9.0e18 ? (int64_t)o : -1;
+      if (known && in > 0 && o < 1)
+        return; /* "Input and output sizes should be greater than 0" */
     }
     if (ts_sr_is_contiguous(&x))
       ts_sr_contiguous(&out);
@@ -917,10 +933,30 @@ const ts_sr_def ts_sr_rules_nn[] = {
     {"aten::_adaptive_avg_pool3d", sr_adaptive_pool},
     {"aten::adaptive_max_pool3d", sr_adaptive_pool},
     {"aten::adaptive_max_pool1d", sr_adaptive_pool},
+    {"aten::upsample_nearest1d", sr_upsample},
+    {"aten::upsample_nearest1d.vec", sr_upsample},
     {"aten::upsample_nearest2d", sr_upsample},
     {"aten::upsample_nearest2d.vec", sr_upsample},
+    {"aten::upsample_nearest3d", sr_upsample},
+    {"aten::upsample_nearest3d.vec", sr_upsample},
+    {"aten::_upsample_nearest_exact1d", sr_upsample},
+    {"aten::_upsample_nearest_exact1d.vec", sr_upsample},
+    {"aten::_upsample_nearest_exact2d", sr_upsample},
+    {"aten::_upsample_nearest_exact2d.vec", sr_upsample},
+    {"aten::_upsample_nearest_exact3d", sr_upsample},
+    {"aten::_upsample_nearest_exact3d.vec", sr_upsample},
+    {"aten::upsample_linear1d", sr_upsample},
+    {"aten::upsample_linear1d.vec", sr_upsample},
     {"aten::upsample_bilinear2d", sr_upsample},
     {"aten::upsample_bilinear2d.vec", sr_upsample},
+    {"aten::upsample_trilinear3d", sr_upsample},
+    {"aten::upsample_trilinear3d.vec", sr_upsample},
+    {"aten::upsample_bicubic2d", sr_upsample},
+    {"aten::upsample_bicubic2d.vec", sr_upsample},
+    {"aten::_upsample_bilinear2d_aa", sr_upsample},
+    {"aten::_upsample_bilinear2d_aa.vec", sr_upsample},
+    {"aten::_upsample_bicubic2d_aa", sr_upsample},
+    {"aten::_upsample_bicubic2d_aa.vec", sr_upsample},
     {"aten::batch_norm", sr_norm_like},
     {"aten::instance_norm", sr_norm_like},
     {"aten::layer_norm", sr_norm_like},

@@ -1,7 +1,7 @@
 /* runtime/kernels/nn.c: linear algebra (mm, bmm, matmul, linear, addmm,
- * baddbmm through OpenBLAS), softmax, dropout, embedding, padding and
- * upsampling; the table also lists the kernels of conv.c (with
- * conv3d.c), pool.c and norm.c. */
+ * baddbmm through OpenBLAS), softmax, dropout, embedding and padding; the
+ * table also lists the kernels of conv.c (with conv3d.c), pool.c and
+ * norm.c. (Upsampling is upsample.c's.) */
 #include <cblas.h>
 #include <limits.h>
 #include <math.h>
@@ -927,190 +927,6 @@ static bool nn_k_pad(ts_rt_ctx *c, ts_rt_call *call) {
   return nnu_ret(call, nn_index_pad(c, x, pad, npad, m));
 }
 
-/* ------------------------------------------------------------ upsampling */
-
-/* Reads output_size / scales of the .vec overloads: the output H, W and
- * the scales to pass on (0: none). */
-static bool nn_upsample_vec_args(ts_rt_ctx *c, ts_rt_call *call, const ts_rt_tensor *x, uint32_t osz_i,
-                                 uint32_t sc_i, int64_t *oh, int64_t *ow, double *sh, double *sw) {
-  if (!ts_rt_arg_check(c, call, sc_i)) return false;
-  bool has_o = call->in[osz_i].tag != TS_IV_NONE, has_s = call->in[sc_i].tag != TS_IV_NONE;
-  if (has_o == has_s) return ts_rt_fail(c, "Must specify exactly one of output_size and scale_factors");
-  if (x->ndim != 4) {
-    char sh_[256];
-    nnu_shape_str(sh_, sizeof sh_, x->ndim, x->sizes);
-    return ts_rt_fail(c, "Non-empty 4D data tensor expected but got a tensor with sizes %s", sh_);
-  }
-  *sh = *sw = 0;
-  if (has_o) {
-    int64_t o[2];
-    uint32_t n = 0;
-    if (!ts_rt_arg_ints(c, call, osz_i, o, 2, &n, 0)) return false;
-    if (n != 2) return ts_rt_fail(c, "Expected output_size to have 2 elements, got %u", (unsigned)n);
-    *oh = o[0], *ow = o[1];
-    return true;
-  }
-  ts_rt_list *l = NULL;
-  if (!ts_rt_arg_list(c, call, sc_i, &l)) return false;
-  if (l->n != 2) return ts_rt_fail(c, "Expected scale_factors to have 2 elements, got %u", (unsigned)l->n);
-  double s[2];
-  for (int i = 0; i < 2; i++) {
-    ts_iv v = l->items[i];
-    if (v.tag == TS_IV_DOUBLE) s[i] = v.u.d;
-    else if (v.tag == TS_IV_INT) s[i] = (double)v.u.i;
-    else return ts_rt_fail(c, "scale_factors: expected List[float]");
-  }
-  *oh = (int64_t)floor((double)x->sizes[2] * s[0]);
-  *ow = (int64_t)floor((double)x->sizes[3] * s[1]);
-  *sh = s[0], *sw = s[1];
-  return true;
-}
-
-/* The source position scale of align_corners=False / nearest (ATen's
- * area_pixel_compute_scale and compute_scales_value). */
-static double nn_area_scale(int64_t in, int64_t out, bool align, double scale) {
-  if (align) return out > 1 ? (double)(in - 1) / (double)(out - 1) : 0.0;
-  return scale > 0 ? 1.0 / scale : (double)in / (double)out;
-}
-
-static ts_rt_tensor *nn_upsample(ts_rt_ctx *c, const ts_rt_tensor *x, int64_t oh, int64_t ow, double sh, double sw,
-                                 bool bilinear, bool align) {
-  ts_dtype dt = (ts_dtype)x->dtype;
-  if (x->ndim != 4 || ts_rt_tensor_numel(x) == 0) {
-    char s[256];
-    nnu_shape_str(s, sizeof s, x->ndim, x->sizes);
-    return ts_rt_fail(c, "Non-empty 4D data tensor expected but got a tensor with sizes %s", s), NULL;
-  }
-  if (oh <= 0 || ow <= 0)
-    return ts_rt_fail(c, "Input and output sizes should be greater than 0, but got input (H: %lld, W: %lld) output "
-                         "(H: %lld, W: %lld)",
-                      (long long)x->sizes[2], (long long)x->sizes[3], (long long)oh, (long long)ow),
-           NULL;
-  if (dt != TS_DT_FLOAT32 && dt != TS_DT_FLOAT64 && dt != TS_DT_BFLOAT16 && (bilinear || dt != TS_DT_UINT8))
-    return nnu_not_impl(c, bilinear ? "upsample_bilinear2d_channels_last" : "upsample_nearest2d_channels_last", dt),
-           NULL;
-  int64_t N = x->sizes[0], C = x->sizes[1], H = x->sizes[2], W = x->sizes[3];
-  int64_t osz[4] = {N, C, oh, ow};
-  ts_rt_tensor *out = ts_rt_tensor_new(c, dt, 4, osz, false);
-  if (!out) return NULL;
-  size_t es = ts_dtype_size(dt);
-  const char *xd = ts_rt_tensor_data(x);
-  char *od = ts_rt_tensor_data(out);
-  if (!bilinear) {
-    float fh = (float)nn_area_scale(H, oh, false, sh), fw = (float)nn_area_scale(W, ow, false, sw);
-    int64_t *iw = ts_rt_malloc((size_t)ow * sizeof(int64_t));
-    if (!iw) {
-      ts_rt_tensor_release(out);
-      return ts_rt_oom(c), NULL;
-    }
-    for (int64_t j = 0; j < ow; j++) {
-      int64_t s = ow == W ? j : ow == 2 * W ? j >> 1 : (int64_t)floorf((float)j * fw);
-      iw[j] = s < W - 1 ? s : W - 1;
-    }
-    for (int64_t nc = 0; nc < N * C; nc++)
-      for (int64_t i = 0; i < oh; i++) {
-        int64_t si = oh == H ? i : oh == 2 * H ? i >> 1 : (int64_t)floorf((float)i * fh);
-        if (si > H - 1) si = H - 1;
-        const char *row = xd + ((nc / C) * x->strides[0] + (nc % C) * x->strides[1] + si * x->strides[2]) * (int64_t)es;
-        char *dst = od + (size_t)((nc * oh + i) * ow) * es;
-        for (int64_t j = 0; j < ow; j++) memcpy(dst + (size_t)j * es, row + iw[j] * x->strides[3] * (int64_t)es, es);
-      }
-    ts_rt_free(iw);
-    return out;
-  }
-  /* bilinear, computed in float (double for float64) */
-  ts_dtype wdt = nnu_work_dtype(dt);
-  ts_rt_tensor *xc = nnu_contig_as(c, x, wdt);
-  ts_rt_tensor *oc = xc ? ts_rt_tensor_new(c, wdt, 4, osz, false) : NULL;
-  if (!oc) {
-    if (xc) ts_rt_tensor_release(xc);
-    ts_rt_tensor_release(out);
-    return NULL;
-  }
-  double rh = nn_area_scale(H, oh, align, sh), rw = nn_area_scale(W, ow, align, sw);
-  for (int64_t i = 0; i < oh; i++) {
-    double srch = align ? rh * (double)i : rh * ((double)i + 0.5) - 0.5;
-    if (srch < 0) srch = 0;
-    int64_t h0 = (int64_t)srch, h1 = h0 + (h0 < H - 1 ? 1 : 0);
-    double lh1 = srch - (double)h0, lh0 = 1 - lh1;
-    for (int64_t j = 0; j < ow; j++) {
-      double srcw = align ? rw * (double)j : rw * ((double)j + 0.5) - 0.5;
-      if (srcw < 0) srcw = 0;
-      int64_t w0 = (int64_t)srcw, w1 = w0 + (w0 < W - 1 ? 1 : 0);
-      double lw1 = srcw - (double)w0, lw0 = 1 - lw1;
-      for (int64_t nc = 0; nc < N * C; nc++) {
-        int64_t b = nc * H * W;
-        if (wdt == TS_DT_FLOAT32) {
-          const float *p = (const float *)ts_rt_tensor_data(xc) + b;
-          float v = (float)lh0 * ((float)lw0 * p[h0 * W + w0] + (float)lw1 * p[h0 * W + w1]) +
-                    (float)lh1 * ((float)lw0 * p[h1 * W + w0] + (float)lw1 * p[h1 * W + w1]);
-          ((float *)ts_rt_tensor_data(oc))[(nc * oh + i) * ow + j] = v;
-        } else {
-          const double *p = (const double *)ts_rt_tensor_data(xc) + b;
-          double v = lh0 * (lw0 * p[h0 * W + w0] + lw1 * p[h0 * W + w1]) +
-                     lh1 * (lw0 * p[h1 * W + w0] + lw1 * p[h1 * W + w1]);
-          ((double *)ts_rt_tensor_data(oc))[(nc * oh + i) * ow + j] = v;
-        }
-      }
-    }
-  }
-  ts_rt_tensor_release(xc);
-  ts_rt_tensor_release(out);
-  return nnu_cast_owned(c, oc, dt);
-}
-
-static bool nn_k_upsample_nearest2d(ts_rt_ctx *c, ts_rt_call *call) {
-  ts_rt_tensor *x = NULL;
-  int64_t o[2];
-  uint32_t n = 0;
-  double sh = 0, sw = 0;
-  if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_ints(c, call, 1, o, 2, &n, 2) || !ts_rt_arg_check(c, call, 3))
-    return false;
-  if (n != 2) return ts_rt_fail(c, "It is expected output_size equals to 2, but got size %u", (unsigned)n);
-  if (call->in[2].tag != TS_IV_NONE && !ts_rt_arg_double(c, call, 2, &sh)) return false;
-  if (call->in[3].tag != TS_IV_NONE && !ts_rt_arg_double(c, call, 3, &sw)) return false;
-  return nnu_ret(call, nn_upsample(c, x, o[0], o[1], sh, sw, false, false));
-}
-
-static bool nn_k_upsample_nearest2d_vec(ts_rt_ctx *c, ts_rt_call *call) {
-  ts_rt_tensor *x = NULL;
-  int64_t oh = 0, ow = 0;
-  double sh = 0, sw = 0;
-  if (!ts_rt_arg_tensor(c, call, 0, &x) || !nn_upsample_vec_args(c, call, x, 1, 2, &oh, &ow, &sh, &sw)) return false;
-  return nnu_ret(call, nn_upsample(c, x, oh, ow, sh, sw, false, false));
-}
-
-static bool nn_k_upsample_bilinear2d(ts_rt_ctx *c, ts_rt_call *call) {
-  ts_rt_tensor *x = NULL;
-  int64_t o[2];
-  uint32_t n = 0;
-  bool align = false;
-  double sh = 0, sw = 0;
-  if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_ints(c, call, 1, o, 2, &n, 2) ||
-      !ts_rt_arg_bool(c, call, 2, &align) || !ts_rt_arg_check(c, call, 4))
-    return false;
-  if (n != 2) return ts_rt_fail(c, "It is expected output_size equals to 2, but got size %u", (unsigned)n);
-  if (call->in[3].tag != TS_IV_NONE && !ts_rt_arg_double(c, call, 3, &sh)) return false;
-  if (call->in[4].tag != TS_IV_NONE && !ts_rt_arg_double(c, call, 4, &sw)) return false;
-  return nnu_ret(call, nn_upsample(c, x, o[0], o[1], sh, sw, true, align));
-}
-
-static bool nn_k_upsample_bilinear2d_vec(ts_rt_ctx *c, ts_rt_call *call) {
-  ts_rt_tensor *x = NULL;
-  int64_t oh = 0, ow = 0;
-  double sh = 0, sw = 0;
-  bool align = false;
-  if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_bool(c, call, 2, &align) ||
-      !nn_upsample_vec_args(c, call, x, 1, 3, &oh, &ow, &sh, &sw))
-    return false;
-  return nnu_ret(call, nn_upsample(c, x, oh, ow, sh, sw, true, align));
-}
-
-NNU_OUT_KERNEL(nn_k_upsample_nearest2d_out, nn_k_upsample_nearest2d, 1)
-NNU_OUT_KERNEL(nn_k_upsample_nearest2d_vec_out, nn_k_upsample_nearest2d_vec, 1)
-NNU_OUT_KERNEL(nn_k_upsample_bilinear2d_out, nn_k_upsample_bilinear2d, 1)
-NNU_OUT_KERNEL(nn_k_upsample_bilinear2d_vec_out, nn_k_upsample_bilinear2d_vec, 1)
-
 NNU_OUT_KERNEL(nn_k_convolution_out, ts_rt_k_convolution, 1)
 NNU_OUT_KERNEL(nn_k__convolution_out, ts_rt_k__convolution, 1)
 NNU_OUT_KERNEL(nn_k_avg_pool2d_out, ts_rt_k_avg_pool2d, 1)
@@ -1142,14 +958,6 @@ const ts_rt_kernel_def ts_rt_kernels_nn[] = {
     {"aten::constant_pad_nd", nn_k_constant_pad_nd},
     {"aten::constant_pad_nd.out", nn_k_constant_pad_nd_out},
     {"aten::pad", nn_k_pad},
-    {"aten::upsample_nearest2d", nn_k_upsample_nearest2d},
-    {"aten::upsample_nearest2d.out", nn_k_upsample_nearest2d_out},
-    {"aten::upsample_nearest2d.vec", nn_k_upsample_nearest2d_vec},
-    {"aten::upsample_nearest2d.vec_out", nn_k_upsample_nearest2d_vec_out},
-    {"aten::upsample_bilinear2d", nn_k_upsample_bilinear2d},
-    {"aten::upsample_bilinear2d.out", nn_k_upsample_bilinear2d_out},
-    {"aten::upsample_bilinear2d.vec", nn_k_upsample_bilinear2d_vec},
-    {"aten::upsample_bilinear2d.vec_out", nn_k_upsample_bilinear2d_vec_out},
     {"aten::convolution", ts_rt_k_convolution},
     {"aten::convolution.out", nn_k_convolution_out},
     {"aten::_convolution", ts_rt_k__convolution},
