@@ -1,9 +1,9 @@
 /* passes/shape_rules_shape.c: shape rules of the ops that move data around
  * rather than compute it: views (view, reshape, flatten, transpose, permute,
  * squeeze, unsqueeze, select, slice, narrow, expand), casts (to, type_as,
- * contiguous, clone), factories (zeros, ones, full, empty, eye, arange,
- * *_like, tensor), joins and splits (cat, stack, chunk, split, unbind,
- * tensor_split), indexing (index_select, gather, index, embedding,
+ * cpu, contiguous, clone), factories (zeros, ones, full, empty, eye, arange,
+ * *_like, tensor, as_tensor, scalar_tensor), joins and splits (cat, stack,
+ * chunk, split, unbind, tensor_split), indexing (index_select, gather, index, embedding,
  * masked_select, nonzero), padding and repeating, list element access.
  *
  * Views keep their input's dtype and, where the input's strides are known,
@@ -911,6 +911,24 @@ static void sr_tensor_list(ts_sr_call *c) {
   }
 }
 
+/* as_tensor(Tensor data, *, dtype, device): data itself unless the dtype
+ * changes, then a converted copy */
+static void sr_as_tensor(ts_sr_call *c) {
+  ts_sr_shape in;
+  int8_t dt;
+  if (!ts_sr_tensor(c, 0, &in))
+    return;
+  if (!ts_sr_dtype_arg(c, 1, &dt))
+    dt = -2;
+  if (dt == TS_DT_NONE || (dt != -2 && dt == in.dtype))
+    ts_sr_set_type(c, 0, c->node->inputs[0]->type);
+  else
+    sr_cast(c, &in, dt, -1);
+}
+
+/* scalar_tensor(s, *, dtype, ...): 0-d, float32 unless given */
+static void sr_scalar_tensor(ts_sr_call *c) { sr_factory(c, NULL, 0, TS_DT_FLOAT32); }
+
 /* prim::NumToTensor(Scalar/bool): 0-d int64, float64 or bool */
 static void sr_num_to_tensor(ts_sr_call *c) {
   ts_sr_shape out;
@@ -1543,6 +1561,7 @@ const ts_sr_def ts_sr_rules_shape[] = {
     {"aten::to.prim_dtype", sr_to_prim},
     {"aten::to.prim_other", sr_to_prim},
     {"aten::type_as", sr_type_as},
+    {"aten::cpu", sr_same_type},
     {"aten::zeros", sr_zeros},
     {"aten::ones", sr_zeros},
     {"aten::empty.memory_format", sr_zeros},
@@ -1560,6 +1579,12 @@ const ts_sr_def ts_sr_rules_shape[] = {
     {"aten::tensor.float", sr_tensor_scalar},
     {"aten::tensor.bool", sr_tensor_scalar},
     {"aten::tensor", sr_tensor_list},
+    {"aten::as_tensor.int", sr_tensor_scalar},
+    {"aten::as_tensor.float", sr_tensor_scalar},
+    {"aten::as_tensor.bool", sr_tensor_scalar},
+    {"aten::as_tensor.list", sr_tensor_list},
+    {"aten::as_tensor", sr_as_tensor},
+    {"aten::scalar_tensor", sr_scalar_tensor},
     {"prim::NumToTensor.Scalar", sr_num_to_tensor},
     {"prim::NumToTensor.bool", sr_num_to_tensor},
     {"aten::cat", sr_cat},

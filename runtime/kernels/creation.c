@@ -1,7 +1,7 @@
 /* runtime/kernels/creation.c: factory ops (zeros, ones, full, empty and
- * their _like forms, arange, eye, torch.tensor, prim::NumToTensor) as
- * PyTorch 1.13 makes them on the CPU. `empty` gives zeros, so runs are
- * deterministic. */
+ * their _like forms, arange, eye, torch.tensor, as_tensor, scalar_tensor,
+ * prim::NumToTensor) as PyTorch 1.13 makes them on the CPU. `empty` gives
+ * zeros, so runs are deterministic. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -539,6 +539,30 @@ static bool cr_k_tensor_list(ts_rt_ctx *ctx, ts_rt_call *call) {
   return cr_put(call, t);
 }
 
+/* as_tensor(Tensor data, *, dtype, device): data itself when the dtype is
+ * its own (or None), else a converted copy (register_special_ops.cpp). */
+static bool cr_k_as_tensor(ts_rt_ctx *ctx, ts_rt_call *call) {
+  CR_TENSOR(0, a);
+  ts_dtype dt = TS_DT_NONE;
+  if (!ts_rt_arg_opt_dtype(ctx, call, 1, &dt) || !cr_arg_cpu(ctx, call, 2)) return false;
+  if (dt == TS_DT_NONE || dt == (ts_dtype)a->dtype) {
+    ts_rt_tensor_retain(a);
+    return cr_put(call, a);
+  }
+  return cr_put(call, ts_rt_tensor_to_dtype(ctx, a, dt));
+}
+
+/* scalar_tensor(s, *, dtype, layout, device, pin_memory): a 0-d tensor of
+ * the default dtype (float32) whatever the number's kind. */
+static bool cr_k_scalar_tensor(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_iv v;
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_arg_number(ctx, call, 0, &v) || !cr_factory(ctx, call, 1, &dt)) return false;
+  ts_rt_tensor *t = ts_rt_tensor_new(ctx, dt == TS_DT_NONE ? TS_DT_FLOAT32 : dt, 0, NULL, true);
+  if (t) cr_fill(t, v);
+  return cr_put(call, t);
+}
+
 /* prim::NumToTensor: a 0-d int64, float64 or bool tensor, as the number. */
 static bool cr_k_num_to_tensor(ts_rt_ctx *ctx, ts_rt_call *call) {
   ts_iv v;
@@ -587,6 +611,13 @@ const ts_rt_kernel_def ts_rt_kernels_creation[] = {
     {"aten::tensor.int", cr_k_tensor_scalar},
     {"aten::tensor.bool", cr_k_tensor_scalar},
     {"aten::tensor", cr_k_tensor_list},
+    /* as_tensor of numbers and lists is torch.tensor without requires_grad */
+    {"aten::as_tensor.float", cr_k_tensor_scalar},
+    {"aten::as_tensor.int", cr_k_tensor_scalar},
+    {"aten::as_tensor.bool", cr_k_tensor_scalar},
+    {"aten::as_tensor.list", cr_k_tensor_list},
+    {"aten::as_tensor", cr_k_as_tensor},
+    {"aten::scalar_tensor", cr_k_scalar_tensor},
     {"prim::NumToTensor.Scalar", cr_k_num_to_tensor},
     {"prim::NumToTensor.bool", cr_k_num_to_tensor},
     {NULL, NULL},

@@ -1938,6 +1938,12 @@ static bool sh_k_to_prim_other(ts_rt_ctx *ctx, ts_rt_call *call) {
   return sh_to(ctx, call, a, TS_DT_NONE, copy);
 }
 
+/* Tensor.cpu(): self itself, as on the CPU already. */
+static bool sh_k_cpu(ts_rt_ctx *ctx, ts_rt_call *call) {
+  SH_TENSOR(0, a);
+  return sh_to(ctx, call, a, TS_DT_NONE, false);
+}
+
 static bool sh_k_type_as(ts_rt_ctx *ctx, ts_rt_call *call) {
   SH_TENSOR(0, a);
   SH_TENSOR(1, o);
@@ -2100,6 +2106,7 @@ const ts_rt_kernel_def ts_rt_kernels_shape[] = {
     {"aten::to.prim_dtype", sh_k_to_prim_dtype},
     {"aten::to.prim_other", sh_k_to_prim_other},
     {"aten::type_as", sh_k_type_as},
+    {"aten::cpu", sh_k_cpu},
     {"aten::size", sh_k_size},
     {"aten::size.int", sh_k_size_int},
     {"aten::dim", sh_k_dim},
