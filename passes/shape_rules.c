@@ -4,8 +4,8 @@
  * with broadcasting and PyTorch's result_type), shape_rules_shape.c (views,
  * factories, joins and splits, indexing), shape_rules_nn.c (reductions,
  * matrix products, convolution, pooling, normalisation, recurrent cells)
- * and shape_rules_tensor.c (writes through indices, layouts: index_put,
- * meshgrid, ...).
+ * and shape_rules_tensor.c (writes through indices, gathers, scans,
+ * layouts: index_put, take, meshgrid, tril, repeat_interleave, ...).
  * Each file exports one table whose entries name exactly one schema of
  * ir/ops.def, as the kernel tables do; ts_sr_init binds them once and
  * refuses unknown names and schemas with two rules.

@@ -1,6 +1,6 @@
 /* runtime/kernels/index.c: the ops that write through indices, as PyTorch
  * 1.13 runs them on the CPU: index_put_ (advanced-index assignment, what
- * `x[idx] = v` compiles to).
+ * `x[idx] = v` compiles to), and the gathers take and take_along_dim.
  *
  * In-place forms are the kernels; an out-of-place form is a clone of self
  * (contiguous) with the in-place kernel applied to it, as ATen's are. Where
@@ -531,10 +531,113 @@ static bool ix_k_index_put(ts_rt_ctx *ctx, ts_rt_call *call) {
   return ix_put(call, r);
 }
 
+/* ------------------------------------------------- take, take_along_dim */
+
+/* take(self, index): self's elements at the flat (row-major) positions in
+ * index (int64; negative ones count from the end); index's shape. */
+static bool ix_k_take(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_rt_tensor *a = NULL, *index = NULL;
+  if (!ts_rt_arg_tensor(ctx, call, 0, &a) || !ts_rt_arg_tensor(ctx, call, 1, &index)) return false;
+  if (index->dtype != TS_DT_INT64)
+    return ts_rt_fail(ctx, "take(): Expected a long tensor for index, but got %s",
+                      ts_rt_dtype_name((ts_dtype)index->dtype));
+  int64_t numel = ts_rt_tensor_numel(a), n = ts_rt_tensor_numel(index);
+  if (numel == 0 && n != 0) return ts_rt_fail(ctx, "take(): tried to take from an empty tensor");
+  ts_rt_tensor *r = ts_rt_tensor_new(ctx, (ts_dtype)a->dtype, index->ndim, index->sizes, false);
+  if (!r) return false;
+  size_t esz = ts_dtype_size((ts_dtype)a->dtype);
+  char *o = ts_rt_tensor_data(r);
+  const int64_t *ip = index->storage->data;
+  const char *ap = a->storage->data;
+  int64_t pos[TS_RT_MAX_DIMS] = {0}, off[1] = {index->offset};
+  const int64_t *st[1] = {index->strides};
+  for (int64_t k = 0; k < n; k++) {
+    int64_t v = ip[off[0]];
+    if (v < -numel || v >= numel) {
+      ts_rt_tensor_release(r);
+      return ts_rt_fail(ctx, "out of range: tried to access index %lld on a tensor of %lld elements.", (long long)v,
+                        (long long)numel);
+    }
+    if (v < 0) v += numel;
+    /* the element at flat position v of a (any strides) */
+    int64_t e = a->offset;
+    for (int32_t d = a->ndim - 1; d >= 0; d--) {
+      e += (v % a->sizes[d]) * a->strides[d];
+      v /= a->sizes[d];
+    }
+    memcpy(o + (size_t)k * esz, ap + (size_t)e * esz, esz);
+    ix_step(index->ndim, index->sizes, pos, 1, st, off);
+  }
+  return ix_put(call, r);
+}
+
+/* broadcast_to(t, shape) where the shape is infer_size(a, b) */
+static ts_rt_tensor *ix_broadcast_pair(ts_rt_ctx *c, const ts_rt_tensor *t, int32_t na, const int64_t *a, int32_t nb,
+                                       const int64_t *b) {
+  int64_t shape[TS_RT_MAX_DIMS];
+  int32_t nd = 0;
+  if (!ts_rt_broadcast_shapes(c, na, a, nb, b, &nd, shape)) return NULL;
+  return ts_rt_expand(c, t, nd, shape);
+}
+
+/* take_along_dim(self, indices, dim): gather along dim of self and indices
+ * broadcast against each other outside dim; with dim None, gather over
+ * both flattened (views: non-contiguous tensors fail as view(-1) does). */
+static bool ix_k_take_along_dim(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_rt_tensor *a = NULL, *index = NULL;
+  int64_t dim = 0;
+  bool has_dim = false;
+  if (!ts_rt_arg_tensor(ctx, call, 0, &a) || !ts_rt_arg_tensor(ctx, call, 1, &index) ||
+      !ts_rt_arg_opt_int(ctx, call, 2, &dim, &has_dim))
+    return false;
+  ts_rt_tensor *sa = NULL, *si = NULL;
+  if (!has_dim) {
+    int64_t m1 = -1;
+    sa = ts_rt_view(ctx, a, 1, &m1);
+    si = sa ? ts_rt_view(ctx, index, 1, &m1) : NULL;
+    dim = 0;
+  } else {
+    if (a->ndim != index->ndim)
+      return ts_rt_fail(ctx, "torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                        "but got %d dimensions for input, and %d dimensions for indices", (int)a->ndim,
+                        (int)index->ndim);
+    if (index->dtype != TS_DT_INT64)
+      return ts_rt_fail(ctx, "torch.take_along_dim(): dtype of indices should be Long but got %s",
+                        ts_rt_dtype_name((ts_dtype)index->dtype));
+    if (!ts_rt_wrap_dim(ctx, dim, a->ndim, &dim)) return false;
+    int64_t sizes[TS_RT_MAX_DIMS];
+    if (a->ndim > 0) {
+      memcpy(sizes, a->sizes, sizeof(int64_t) * (size_t)a->ndim);
+      sizes[dim] = index->sizes[dim];
+      si = ix_broadcast_pair(ctx, index, a->ndim, sizes, index->ndim, index->sizes);
+      memcpy(sizes, index->sizes, sizeof(int64_t) * (size_t)index->ndim);
+      sizes[dim] = a->sizes[dim];
+      sa = si ? ix_broadcast_pair(ctx, a, index->ndim, sizes, a->ndim, a->sizes) : NULL;
+    } else {
+      sa = a;
+      si = index;
+      ts_rt_tensor_retain(sa);
+      ts_rt_tensor_retain(si);
+    }
+  }
+  bool ok = false;
+  if (sa && si) {
+    ts_iv in[4] = {ts_iv_tensor(sa), ts_iv_int(dim), ts_iv_tensor(si), ts_iv_bool(false)};
+    ts_rt_kernel_fn gather = ts_rt_kernel_by_name("aten::gather");
+    ts_rt_call sub = {in, 4, call->out, 1, NULL};
+    ok = gather ? gather(ctx, &sub) : ts_rt_fail(ctx, "take_along_dim: no gather kernel");
+  }
+  if (sa) ts_rt_tensor_release(sa);
+  if (si) ts_rt_tensor_release(si);
+  return ok;
+}
+
 const ts_rt_kernel_def ts_rt_kernels_index[] = {
     {"aten::index_put_", ix_k_index_put_},
     {"aten::index_put_.hacked_twin", ix_k_index_put_},
     {"aten::index_put", ix_k_index_put},
     {"aten::index_put.hacked_twin", ix_k_index_put},
+    {"aten::take", ix_k_take},
+    {"aten::take_along_dim", ix_k_take_along_dim},
     {NULL, NULL},
 };

@@ -1,7 +1,7 @@
 /* runtime/kernels/shape.c: view ops (sharing storage through
  * ts_rt_tensor_view, with PyTorch 1.13's geometry rules and messages), the
  * copying shape ops (cat, stack, repeat, flip, roll, index_select, gather,
- * advanced indexing, masked_select, nonzero, clone, copy_, to) and tensor
+ * advanced indexing, masked_select, nonzero, clone, copy_, copy, to) and tensor
  * metadata (size, dim, numel, len, item). */
 #include <limits.h>
 #include <math.h>
@@ -1830,6 +1830,24 @@ static bool sh_k_clone(ts_rt_ctx *ctx, ts_rt_call *call) {
   return sh_put(call, r);
 }
 
+/* copy(self, src, non_blocking): a copy of self with src copied into it
+ * (broadcast, converted to self's dtype). */
+static bool sh_k_copy(ts_rt_ctx *ctx, ts_rt_call *call) {
+  SH_TENSOR(0, self);
+  SH_TENSOR(1, src);
+  /* src expanded to self's shape first: expand's message on a mismatch */
+  ts_rt_tensor *e = ts_rt_expand(ctx, src, self->ndim, self->sizes);
+  if (!e) return false;
+  ts_rt_tensor_release(e);
+  ts_rt_tensor *r = ts_rt_clone(ctx, self);
+  if (!r) return false;
+  if (!ts_rt_tensor_copy_(ctx, r, src)) {
+    ts_rt_tensor_release(r);
+    return false;
+  }
+  return sh_put(call, r);
+}
+
 static bool sh_k_copy_(ts_rt_ctx *ctx, ts_rt_call *call) {
   SH_TENSOR(0, self);
   SH_TENSOR(1, src);
@@ -2094,6 +2112,7 @@ const ts_rt_kernel_def ts_rt_kernels_shape[] = {
     {"aten::nonzero.out", sh_k_nonzero},
     {"aten::clone", sh_k_clone},
     {"aten::clone.out", sh_k_clone},
+    {"aten::copy", sh_k_copy},
     {"aten::copy_", sh_k_copy_},
     {"aten::copy_.Tensor", sh_k_copy_},
     {"aten::copy_.int", sh_k_copy_scalar},
