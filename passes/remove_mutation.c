@@ -17,7 +17,8 @@
  * An If output whose two branch values are fresh and used only there counts
  * as fresh too (tryMakeUnaliasedIfOutputAndMutationAtomic). aten::zero_
  * becomes zeros_like and aten::fill_.Scalar full_like, PyTorch's special
- * cases; aten::copy_ has no functional form in the op table and stays.
+ * cases; copy_(self, src, non_blocking) becomes copy, while copy_.Tensor
+ * (self, other: TorchScript's own registration) stays, as in PyTorch 1.13.
  *
  * Lists: `l = prim::ListConstruct(...)` followed by `l.append(v)` (or
  * `l.insert(<constant>, v)`) becomes one ListConstruct, under the same move
@@ -188,6 +189,8 @@ static ts_kind ts_rm_functional(ts_rm *r, const ts_node *n) {
     k = TS_K_aten_zeros_like;
   } else if (ts_node_is(n, TS_K_aten_fill_) && n->ninputs == 2 && strcmp(s->overload, "Scalar") == 0) {
     k = TS_K_aten_full_like;
+  } else if (ts_node_is(n, TS_K_aten_copy_) && strcmp(s->overload, "") != 0) {
+    return TS_K_OTHER;
   } else {
     size_t len = strlen(n->kind_name);
     if (len < 8 || n->kind_name[len - 1] != '_' || n->kind_name[len - 2] == '_')

@@ -2,8 +2,10 @@
  *
  * The rules themselves live in shape_rules_pointwise.c (elementwise ops,
  * with broadcasting and PyTorch's result_type), shape_rules_shape.c (views,
- * factories, joins and splits, indexing) and shape_rules_nn.c (reductions,
- * matrix products, convolution, pooling, normalisation, recurrent cells).
+ * factories, joins and splits, indexing), shape_rules_nn.c (reductions,
+ * matrix products, convolution, pooling, normalisation, recurrent cells)
+ * and shape_rules_tensor.c (writes through indices, gathers, scans,
+ * layouts: index_put, take, meshgrid, tril, repeat_interleave, ...).
  * Each file exports one table whose entries name exactly one schema of
  * ir/ops.def, as the kernel tables do; ts_sr_init binds them once and
  * refuses unknown names and schemas with two rules.
@@ -20,7 +22,8 @@
 
 /* ------------------------------------------------------------ registry */
 
-static const ts_sr_def *const ts_sr_tables[] = {ts_sr_rules_pointwise, ts_sr_rules_shape, ts_sr_rules_nn};
+static const ts_sr_def *const ts_sr_tables[] = {ts_sr_rules_pointwise, ts_sr_rules_shape, ts_sr_rules_nn,
+                                                ts_sr_rules_tensor};
 
 static pthread_once_t ts_sr_once = PTHREAD_ONCE_INIT;
 static bool ts_sr_ok;

@@ -64,6 +64,7 @@ const ts_sr_def *const *ts_sr_all(uint32_t *n);
 extern const ts_sr_def ts_sr_rules_pointwise[];
 extern const ts_sr_def ts_sr_rules_shape[];
 extern const ts_sr_def ts_sr_rules_nn[];
+extern const ts_sr_def ts_sr_rules_tensor[];
 
 /* Helpers for rules (shape_rules.c). Input i is argument i of the schema. */
 

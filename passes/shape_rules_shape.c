@@ -1,8 +1,9 @@
 /* passes/shape_rules_shape.c: shape rules of the ops that move data around
  * rather than compute it: views (view, reshape, flatten, transpose, permute,
  * squeeze, unsqueeze, select, slice, narrow, expand), casts (to, type_as,
- * contiguous, clone), factories (zeros, ones, full, empty, eye, arange,
- * *_like, tensor), joins and splits (cat, stack, chunk, split, unbind,
+ * cpu, contiguous, clone), factories (zeros, ones, full, empty, eye, arange,
+ * *_like, new_*, linspace, logspace, tril/triu_indices, tensor, as_tensor,
+ * scalar_tensor), joins and splits (cat, stack, chunk, split, unbind,
  * tensor_split), indexing (index_select, gather, index, embedding,
  * masked_select, nonzero), padding and repeating, list element access.
  *
@@ -911,6 +912,87 @@ static void sr_tensor_list(ts_sr_call *c) {
   }
 }
 
+/* as_tensor(Tensor data, *, dtype, device): data itself unless the dtype
+ * changes, then a converted copy */
+static void sr_as_tensor(ts_sr_call *c) {
+  ts_sr_shape in;
+  int8_t dt;
+  if (!ts_sr_tensor(c, 0, &in))
+    return;
+  if (!ts_sr_dtype_arg(c, 1, &dt))
+    dt = -2;
+  if (dt == TS_DT_NONE || (dt != -2 && dt == in.dtype))
+    ts_sr_set_type(c, 0, c->node->inputs[0]->type);
+  else
+    sr_cast(c, &in, dt, -1);
+}
+
+/* scalar_tensor(s, *, dtype, ...): 0-d, float32 unless given */
+static void sr_scalar_tensor(ts_sr_call *c) { sr_factory(c, NULL, 0, TS_DT_FLOAT32); }
+
+/* new_zeros, new_ones, new_empty (self, size, *, dtype, ...), new_full
+ * (self, size, fill_value, *, dtype, ...): self's dtype unless given */
+static void sr_new_factory(ts_sr_call *c) {
+  ts_sr_shape in;
+  int64_t sizes[TS_SR_MAX_RANK];
+  int32_t n;
+  if (!ts_sr_tensor(c, 0, &in))
+    return;
+  if (!ts_sr_size_list(c, 1, sizes, &n, TS_SR_MAX_RANK))
+    n = -1;
+  sr_factory(c, sizes, n, in.dtype);
+}
+
+/* new_empty_strided(self, size, stride, *, dtype, ...): the given strides */
+static void sr_new_empty_strided(ts_sr_call *c) {
+  sr_new_factory(c);
+  ts_sr_shape out;
+  int64_t strides[TS_SR_MAX_RANK];
+  int32_t ns;
+  const ts_type *t = c->node->outputs[0]->type;
+  if (t->kind != TS_TY_TENSOR || !t->tensor || t->tensor->rank < 0)
+    return;
+  ts_sr_unknown(&out);
+  out.dtype = t->tensor->dtype;
+  out.device = t->tensor->device;
+  out.requires_grad = t->tensor->requires_grad;
+  out.rank = t->tensor->rank;
+  memcpy(out.sizes, t->tensor->sizes, sizeof(int64_t) * (size_t)out.rank);
+  if (ts_sr_int_list(c, 2, strides, &ns, TS_SR_MAX_RANK) && ns == out.rank) {
+    memcpy(out.strides, strides, sizeof(int64_t) * (size_t)ns);
+    out.has_strides = true;
+  }
+  ts_sr_set(c, 0, &out);
+}
+
+/* linspace / logspace (start, end, steps, ...): steps elements, float32
+ * unless given */
+static void sr_linspace(ts_sr_call *c) {
+  int64_t steps;
+  if (!ts_sr_size(c, 2, &steps))
+    steps = TS_SR_UNKNOWN;
+  sr_factory(c, &steps, 1, TS_DT_FLOAT32);
+}
+
+/* tril_indices / triu_indices (row, col, offset, *, dtype=int64, ...):
+ * [2, N], N counted when the arguments are constants */
+static void sr_tri_indices(ts_sr_call *c) {
+  int64_t row, col, off, sizes[2] = {2, TS_SR_UNKNOWN};
+  bool upper = c->node->kind == TS_K_aten_triu_indices;
+  if (ts_sr_int(c, 0, &row) && ts_sr_int(c, 1, &col) && ts_sr_int(c, 2, &off) && row >= 0 && col >= 0 &&
+      row <= INT32_MAX && col <= INT32_MAX && off > -INT32_MAX && off < INT32_MAX) {
+    int64_t n = 0;
+    for (int64_t r = 0; r < row; r++) {
+      int64_t lo = upper ? (r + off > 0 ? r + off : 0) : 0;
+      int64_t hi = upper ? col : (r + off + 1 < col ? r + off + 1 : col);
+      if (hi > lo)
+        n += hi - lo;
+    }
+    sizes[1] = n;
+  }
+  sr_factory(c, sizes, 2, TS_DT_INT64);
+}
+
 /* prim::NumToTensor(Scalar/bool): 0-d int64, float64 or bool */
 static void sr_num_to_tensor(ts_sr_call *c) {
   ts_sr_shape out;
@@ -1543,6 +1625,7 @@ const ts_sr_def ts_sr_rules_shape[] = {
     {"aten::to.prim_dtype", sr_to_prim},
     {"aten::to.prim_other", sr_to_prim},
     {"aten::type_as", sr_type_as},
+    {"aten::cpu", sr_same_type},
     {"aten::zeros", sr_zeros},
     {"aten::ones", sr_zeros},
     {"aten::empty.memory_format", sr_zeros},
@@ -1560,6 +1643,21 @@ const ts_sr_def ts_sr_rules_shape[] = {
     {"aten::tensor.float", sr_tensor_scalar},
     {"aten::tensor.bool", sr_tensor_scalar},
     {"aten::tensor", sr_tensor_list},
+    {"aten::as_tensor.int", sr_tensor_scalar},
+    {"aten::as_tensor.float", sr_tensor_scalar},
+    {"aten::as_tensor.bool", sr_tensor_scalar},
+    {"aten::as_tensor.list", sr_tensor_list},
+    {"aten::as_tensor", sr_as_tensor},
+    {"aten::scalar_tensor", sr_scalar_tensor},
+    {"aten::new_zeros", sr_new_factory},
+    {"aten::new_ones", sr_new_factory},
+    {"aten::new_empty", sr_new_factory},
+    {"aten::new_full", sr_new_factory},
+    {"aten::new_empty_strided", sr_new_empty_strided},
+    {"aten::linspace", sr_linspace},
+    {"aten::logspace", sr_linspace},
+    {"aten::tril_indices", sr_tri_indices},
+    {"aten::triu_indices", sr_tri_indices},
     {"prim::NumToTensor.Scalar", sr_num_to_tensor},
     {"prim::NumToTensor.bool", sr_num_to_tensor},
     {"aten::cat", sr_cat},

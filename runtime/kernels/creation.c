@@ -1,6 +1,7 @@
 /* runtime/kernels/creation.c: factory ops (zeros, ones, full, empty and
- * their _like forms, arange, eye, torch.tensor, prim::NumToTensor) as
- * PyTorch 1.13 makes them on the CPU. `empty` gives zeros, so runs are
+ * their _like and new_ forms, arange, linspace, logspace, eye, tril_indices,
+ * triu_indices, torch.tensor, as_tensor, scalar_tensor, prim::NumToTensor)
+ * as PyTorch 1.13 makes them on the CPU. `empty` gives zeros, so runs are
  * deterministic. */
 #include <math.h>
 #include <stdint.h>
@@ -394,6 +395,277 @@ static bool cr_k_arange_out(ts_rt_ctx *ctx, ts_rt_call *call) {
   return cr_put_out(ctx, call, out, cr_arange(ctx, ts_iv_int(0), end, ts_iv_int(1), (ts_dtype)out->dtype));
 }
 
+/* ------------------------------------------------------- new_* (Tensor.new_zeros, ...) */
+
+/* new_zeros / new_ones / new_empty (self, size, *, dtype, layout, device,
+ * pin_memory): self's dtype unless given. */
+static bool cr_new_like(ts_rt_ctx *ctx, ts_rt_call *call, int64_t value) {
+  CR_TENSOR(0, a);
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_factory(ctx, call, 2, &dt)) return false;
+  return cr_put(call, cr_new_filled(ctx, call, 1, dt == TS_DT_NONE ? (ts_dtype)a->dtype : dt, ts_iv_int(value)));
+}
+static bool cr_k_new_zeros(ts_rt_ctx *ctx, ts_rt_call *call) { return cr_new_like(ctx, call, 0); }
+static bool cr_k_new_ones(ts_rt_ctx *ctx, ts_rt_call *call) { return cr_new_like(ctx, call, 1); }
+
+/* new_full(self, size, fill_value, *, dtype, ...): self's dtype unless
+ * given (not the fill value's, as full's). */
+static bool cr_k_new_full(ts_rt_ctx *ctx, ts_rt_call *call) {
+  CR_TENSOR(0, a);
+  ts_iv v;
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_arg_number(ctx, call, 2, &v) || !cr_factory(ctx, call, 3, &dt)) return false;
+  return cr_put(call, cr_new_filled(ctx, call, 1, dt == TS_DT_NONE ? (ts_dtype)a->dtype : dt, v));
+}
+
+/* new_empty_strided(self, size, stride, *, dtype, ...): zeros laid out with
+ * the given strides, over a storage just large enough (empty_strided). */
+static bool cr_k_new_empty_strided(ts_rt_ctx *ctx, ts_rt_call *call) {
+  CR_TENSOR(0, a);
+  int64_t sizes[TS_RT_MAX_DIMS], strides[TS_RT_MAX_DIMS];
+  uint32_t n = 0, ns = 0;
+  ts_dtype dt = TS_DT_NONE;
+  if (!ts_rt_arg_ints(ctx, call, 1, sizes, TS_RT_MAX_DIMS, &n, 0) ||
+      !ts_rt_arg_ints(ctx, call, 2, strides, TS_RT_MAX_DIMS, &ns, 0) || !cr_factory(ctx, call, 3, &dt))
+    return false;
+  if (dt == TS_DT_NONE) dt = (ts_dtype)a->dtype;
+  if (n != ns)
+    return ts_rt_fail(ctx, "mismatch in length of strides and shape");
+  /* ATen's computeStorageNbytes: 1 + sum (size - 1) * stride, 0 when empty */
+  uint64_t extent = 1;
+  for (uint32_t k = 0; k < n; k++) {
+    if (sizes[k] < 0)
+      return ts_rt_fail(ctx, "Trying to create tensor with negative dimension %lld", (long long)sizes[k]);
+    if (strides[k] < 0) return ts_rt_fail(ctx, "tsaot does not support negative strides (%lld)", (long long)strides[k]);
+    if (sizes[k] == 0) extent = 0;
+  }
+  for (uint32_t k = 0; k < n && extent; k++) {
+    uint64_t span = (uint64_t)(sizes[k] - 1);
+    if (strides[k] && span > (UINT64_MAX / 2 - extent) / (uint64_t)strides[k])
+      return ts_rt_fail(ctx, "new_empty_strided: storage size overflows");
+    extent += span * (uint64_t)strides[k];
+  }
+  size_t esz = ts_dtype_size(dt);
+  if (extent > SIZE_MAX / esz / 2) return ts_rt_fail(ctx, "new_empty_strided: storage size overflows");
+  ts_rt_storage *st = ts_rt_storage_new(ctx, (size_t)extent * esz, true);
+  if (!st) return false;
+  ts_rt_tensor *t = ts_rt_tensor_new_view(ctx, st, dt, 0, (int32_t)n, sizes, strides);
+  ts_rt_storage_release(st);
+  return cr_put(call, t);
+}
+
+/* ------------------------------------------------------ linspace, logspace */
+
+/* x rounded to dtype dt's precision (float32, the half types; double and
+ * integers as they are). */
+static double cr_round_to(double x, ts_dtype dt) {
+  if (dt == TS_DT_FLOAT32) return (float)x;
+  if (dt == TS_DT_FLOAT16 || dt == TS_DT_BFLOAT16) {
+    char tmp[2];
+    ts_rt_store_f64(tmp, dt, x);
+    return ts_rt_load_f64(tmp, dt);
+  }
+  return x;
+}
+
+/* c10's name of dt's C type, as checked_convert's messages print it. */
+static const char *cr_ctype_name(ts_dtype dt) {
+  switch (dt) {
+  case TS_DT_UINT8: return "uint8_t";
+  case TS_DT_INT8: return "int8_t";
+  case TS_DT_INT16: return "int16_t";
+  case TS_DT_INT32: return "int";
+  case TS_DT_INT64: return "int64_t";
+  case TS_DT_FLOAT16: return "at::Half";
+  case TS_DT_BFLOAT16: return "at::BFloat16";
+  case TS_DT_FLOAT32: return "float";
+  case TS_DT_FLOAT64: return "double";
+  default: return "bool";
+  }
+}
+
+/* Scalar::to<T> for a number into dtype dt: c10::checked_convert's range
+ * check (an int may wrap into an unsigned type from below; infinities fit
+ * the float types; NaN fits them too), the value as a double in *out
+ * (truncated toward zero for integer types). */
+static bool cr_scalar_to(ts_rt_ctx *ctx, ts_iv v, ts_dtype dt, double *out) {
+  double lo = 0, hi = 0;
+  switch (dt) {
+  case TS_DT_UINT8: lo = 0; hi = 255; break;
+  case TS_DT_INT8: lo = -128; hi = 127; break;
+  case TS_DT_INT16: lo = -32768; hi = 32767; break;
+  case TS_DT_INT32: lo = -2147483648.0; hi = 2147483647.0; break;
+  case TS_DT_INT64: lo = -9223372036854775808.0; hi = 9223372036854775807.0; break;
+  case TS_DT_FLOAT16: lo = -65504; hi = 65504; break;
+  case TS_DT_BFLOAT16: lo = -3.38953139e38; hi = 3.38953139e38; break;
+  case TS_DT_FLOAT32: lo = -3.4028234663852886e38; hi = 3.4028234663852886e38; break;
+  default: lo = -INFINITY; hi = INFINITY; break;
+  }
+  bool bad;
+  if (v.tag == TS_IV_DOUBLE) {
+    double f = v.u.d;
+    bool is_float = ts_rt_dtype_is_float(dt);
+    bad = !(is_float && (isinf(f) || isnan(f))) && (isnan(f) || f < lo || f > hi);
+    *out = is_float ? f : trunc(f);
+  } else {
+    int64_t i = v.tag == TS_IV_BOOL ? v.u.b : v.u.i;
+    bad = (double)i > hi || (dt == TS_DT_UINT8 ? (i < 0 && -(uint64_t)i > 255) : (double)i < lo);
+    *out = (double)i;
+    if (dt == TS_DT_UINT8) *out = (double)(uint8_t)i; /* -20 is 236 */
+  }
+  if (bad)
+    return ts_rt_fail(ctx, "value cannot be converted to type %s without overflow", cr_ctype_name(dt));
+  return true;
+}
+
+/* The lanes of ATen's Vectorized<T> for dt in the AVX2 build PyTorch's CPU
+ * kernels run (32 bytes). */
+static int64_t cr_lanes(ts_dtype dt) { return 32 / (int64_t)ts_dtype_size(dt); }
+
+/* a * b + c as the AVX2 build of ATen computes `c + a * b` in its kernels:
+ * fused (GCC contracts it there) for float and double; for the half types
+ * each operation rounds to the type. */
+static double cr_fma_as(double a, double b, double c, ts_dtype r) {
+  if (r == TS_DT_FLOAT64) return fma(a, b, c);
+  if (r == TS_DT_FLOAT32) return fmaf((float)a, (float)b, (float)c);
+  return cr_round_to(c + cr_round_to(a * b, r), r);
+}
+
+/* linspace into t (1-d, steps elements, steps >= 2) as ATen's linspace
+ * kernel: step = (end - start) / (steps - 1) in the dtype (double for
+ * integers), the first half from start, the second from end; output
+ * vectors of V lanes (pairs of them, the tail element by element) hold a
+ * base computed that way plus k * step, rounded as the dtype rounds. */
+static void cr_linspace_fill(ts_rt_tensor *t, double start, double end, int64_t steps) {
+  ts_dtype dt = (ts_dtype)t->dtype;
+  bool integral = !ts_rt_dtype_is_float(dt);
+  char *p = ts_rt_tensor_data(t);
+  size_t esz = ts_dtype_size(dt);
+  /* start and end as the dtype holds them (Scalar::to<scalar_t>) */
+  if (!integral) {
+    start = cr_round_to(start, dt);
+    end = cr_round_to(end, dt);
+  }
+  ts_dtype r = integral ? TS_DT_FLOAT64 : dt; /* step_t's rounding */
+  double step = cr_round_to(cr_round_to(end - start, r) / (double)(steps - 1), r);
+  int64_t halfway = steps / 2, v = cr_lanes(dt), nvec = steps / (2 * v) * (2 * v);
+  for (int64_t i = 0; i < steps; i++) {
+    int64_t k = i < nvec ? i % v : 0, g = i - k;
+    double base = g < halfway ? cr_fma_as(step, (double)g, start, r) : cr_fma_as(-step, (double)(steps - g - 1), end, r);
+    double x = base;
+    if (k) {
+      if (integral) base = (double)(int64_t)base; /* the base is a T */
+      x = cr_round_to(base + cr_round_to((double)k * step, r), r);
+    }
+    void *e = p + (size_t)i * esz;
+    if (integral) ts_rt_store_i64(e, dt, (int64_t)x);
+    else ts_rt_store_f64(e, dt, x);
+  }
+}
+
+/* linspace(start, end, steps, *, dtype, layout, device, pin_memory):
+ * float32 unless given. */
+static bool cr_k_linspace(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_iv a, b;
+  int64_t steps = 0;
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_arg_number(ctx, call, 0, &a) || !cr_arg_number(ctx, call, 1, &b) || !ts_rt_arg_int(ctx, call, 2, &steps) ||
+      !cr_factory(ctx, call, 3, &dt))
+    return false;
+  if (dt == TS_DT_NONE) dt = TS_DT_FLOAT32;
+  if (steps < 0) return ts_rt_fail(ctx, "number of steps must be non-negative");
+  if (dt == TS_DT_BOOL) return ts_rt_fail(ctx, "\"linspace_cpu\" not implemented for 'Bool'");
+  double x0 = 0, x1 = 0;
+  if (!cr_scalar_to(ctx, a, dt, &x0) || !cr_scalar_to(ctx, b, dt, &x1)) return false;
+  ts_rt_tensor *t = ts_rt_tensor_new(ctx, dt, 1, &steps, false);
+  if (!t) return false;
+  if (steps == 1) cr_fill(t, a);
+  else if (steps > 1) cr_linspace_fill(t, x0, x1, steps);
+  return cr_put(call, t);
+}
+
+/* logspace(start, end, steps, base, *, dtype, ...): base ** x for x spaced
+ * as linspace's scalar formula, in double (start and end first converted
+ * to the dtype; for integer dtypes the base is a float). */
+static bool cr_k_logspace(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_iv a, b;
+  int64_t steps = 0;
+  double base = 10;
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_arg_number(ctx, call, 0, &a) || !cr_arg_number(ctx, call, 1, &b) || !ts_rt_arg_int(ctx, call, 2, &steps) ||
+      !ts_rt_arg_double(ctx, call, 3, &base) || !cr_factory(ctx, call, 4, &dt))
+    return false;
+  if (dt == TS_DT_NONE) dt = TS_DT_FLOAT32;
+  if (steps < 0) return ts_rt_fail(ctx, "number of steps must be non-negative");
+  if (dt == TS_DT_BOOL || dt == TS_DT_FLOAT16)
+    return ts_rt_fail(ctx, "\"logspace_cpu\" not implemented for '%s'", ts_rt_dtype_name(dt));
+  double start = 0, end = 0;
+  if (!cr_scalar_to(ctx, a, dt, &start) || !cr_scalar_to(ctx, b, dt, &end)) return false;
+  ts_rt_tensor *t = ts_rt_tensor_new(ctx, dt, 1, &steps, false);
+  if (!t) return false;
+  bool integral = !ts_rt_dtype_is_float(dt);
+  if (integral) {
+    base = (float)base;
+  } else {
+    start = cr_round_to(start, dt);
+    end = cr_round_to(end, dt);
+  }
+  char *p = ts_rt_tensor_data(t);
+  size_t esz = ts_dtype_size(dt);
+  double step = steps > 1 ? (end - start) / (double)(steps - 1) : 0;
+  for (int64_t i = 0; i < steps; i++) {
+    double x = steps == 1 ? start : i < steps / 2 ? start + step * (double)i : end - step * (double)(steps - i - 1);
+    double y = pow(base, x);
+    void *e = p + (size_t)i * esz;
+    if (integral) ts_rt_store_i64(e, dt, (int64_t)y);
+    else ts_rt_store_f64(e, dt, y);
+  }
+  return cr_put(call, t);
+}
+
+/* ------------------------------------------------ tril_indices, triu_indices */
+
+/* The [2, N] coordinates (row-major) of the lower (upper) triangle of a
+ * row x col matrix: col - row <= offset (>= offset); int64 or int32. */
+static bool cr_tri_indices(ts_rt_ctx *ctx, ts_rt_call *call, bool upper) {
+  int64_t row = 0, col = 0, offset = 0;
+  ts_dtype dt = TS_DT_NONE;
+  if (!ts_rt_arg_int(ctx, call, 0, &row) || !ts_rt_arg_int(ctx, call, 1, &col) ||
+      !ts_rt_arg_int(ctx, call, 2, &offset) || !cr_factory(ctx, call, 3, &dt))
+    return false;
+  if (dt == TS_DT_NONE) dt = TS_DT_INT64;
+  if (row < 0) return ts_rt_fail(ctx, "row must be non-negative, got%lld", (long long)row);
+  if (col < 0) return ts_rt_fail(ctx, "col must be non-negative, got%lld", (long long)col);
+  if (dt != TS_DT_INT64 && dt != TS_DT_INT32)
+    return ts_rt_fail(ctx, "\"%s\" not implemented for '%s'", upper ? "triu_indices" : "tril_indices",
+                      ts_rt_dtype_name(dt));
+  int64_t n = 0;
+  for (int64_t r = 0; r < row; r++) {
+    /* the columns of row r in the triangle: [0, min(col, r + offset + 1)) or [max(0, r + offset), col) */
+    int64_t lo = upper ? (r + offset > 0 ? r + offset : 0) : 0;
+    int64_t hi = upper ? col : (r + offset + 1 < col ? r + offset + 1 : col);
+    if (hi > lo) n += hi - lo;
+    if (n > (int64_t)1 << 40) return ts_rt_fail(ctx, "%s: too many indices", upper ? "triu_indices" : "tril_indices");
+  }
+  int64_t sizes[2] = {2, n};
+  ts_rt_tensor *t = ts_rt_tensor_new(ctx, dt, 2, sizes, false);
+  if (!t) return false;
+  char *p = ts_rt_tensor_data(t);
+  size_t esz = ts_dtype_size(dt);
+  int64_t i = 0;
+  for (int64_t r = 0; r < row; r++) {
+    int64_t lo = upper ? (r + offset > 0 ? r + offset : 0) : 0;
+    int64_t hi = upper ? col : (r + offset + 1 < col ? r + offset + 1 : col);
+    for (int64_t c = lo; c < hi; c++, i++) {
+      ts_rt_store_i64(p + (size_t)i * esz, dt, r);
+      ts_rt_store_i64(p + (size_t)(n + i) * esz, dt, c);
+    }
+  }
+  return cr_put(call, t);
+}
+static bool cr_k_tril_indices(ts_rt_ctx *ctx, ts_rt_call *call) { return cr_tri_indices(ctx, call, false); }
+static bool cr_k_triu_indices(ts_rt_ctx *ctx, ts_rt_call *call) { return cr_tri_indices(ctx, call, true); }
+
 /* ------------------------------------------------------------------- eye */
 
 static ts_rt_tensor *cr_eye(ts_rt_ctx *ctx, int64_t n, int64_t m, ts_dtype dt) {
@@ -539,6 +811,30 @@ static bool cr_k_tensor_list(ts_rt_ctx *ctx, ts_rt_call *call) {
   return cr_put(call, t);
 }
 
+/* as_tensor(Tensor data, *, dtype, device): data itself when the dtype is
+ * its own (or None), else a converted copy (register_special_ops.cpp). */
+static bool cr_k_as_tensor(ts_rt_ctx *ctx, ts_rt_call *call) {
+  CR_TENSOR(0, a);
+  ts_dtype dt = TS_DT_NONE;
+  if (!ts_rt_arg_opt_dtype(ctx, call, 1, &dt) || !cr_arg_cpu(ctx, call, 2)) return false;
+  if (dt == TS_DT_NONE || dt == (ts_dtype)a->dtype) {
+    ts_rt_tensor_retain(a);
+    return cr_put(call, a);
+  }
+  return cr_put(call, ts_rt_tensor_to_dtype(ctx, a, dt));
+}
+
+/* scalar_tensor(s, *, dtype, layout, device, pin_memory): a 0-d tensor of
+ * the default dtype (float32) whatever the number's kind. */
+static bool cr_k_scalar_tensor(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_iv v;
+  ts_dtype dt = TS_DT_NONE;
+  if (!cr_arg_number(ctx, call, 0, &v) || !cr_factory(ctx, call, 1, &dt)) return false;
+  ts_rt_tensor *t = ts_rt_tensor_new(ctx, dt == TS_DT_NONE ? TS_DT_FLOAT32 : dt, 0, NULL, true);
+  if (t) cr_fill(t, v);
+  return cr_put(call, t);
+}
+
 /* prim::NumToTensor: a 0-d int64, float64 or bool tensor, as the number. */
 static bool cr_k_num_to_tensor(ts_rt_ctx *ctx, ts_rt_call *call) {
   ts_iv v;
@@ -587,6 +883,22 @@ const ts_rt_kernel_def ts_rt_kernels_creation[] = {
     {"aten::tensor.int", cr_k_tensor_scalar},
     {"aten::tensor.bool", cr_k_tensor_scalar},
     {"aten::tensor", cr_k_tensor_list},
+    /* as_tensor of numbers and lists is torch.tensor without requires_grad */
+    {"aten::as_tensor.float", cr_k_tensor_scalar},
+    {"aten::as_tensor.int", cr_k_tensor_scalar},
+    {"aten::as_tensor.bool", cr_k_tensor_scalar},
+    {"aten::as_tensor.list", cr_k_tensor_list},
+    {"aten::as_tensor", cr_k_as_tensor},
+    {"aten::scalar_tensor", cr_k_scalar_tensor},
+    {"aten::new_zeros", cr_k_new_zeros},
+    {"aten::new_ones", cr_k_new_ones},
+    {"aten::new_empty", cr_k_new_zeros},
+    {"aten::new_full", cr_k_new_full},
+    {"aten::new_empty_strided", cr_k_new_empty_strided},
+    {"aten::linspace", cr_k_linspace},
+    {"aten::logspace", cr_k_logspace},
+    {"aten::tril_indices", cr_k_tril_indices},
+    {"aten::triu_indices", cr_k_triu_indices},
     {"prim::NumToTensor.Scalar", cr_k_num_to_tensor},
     {"prim::NumToTensor.bool", cr_k_num_to_tensor},
     {NULL, NULL},

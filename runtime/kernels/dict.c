@@ -254,7 +254,7 @@ static bool dc_empty(ts_rt_ctx *c, ts_rt_call *call) {
       {"aten::Delete.Dict_" k, dc_delete}, {"aten::pop.Dict_" k, dc_pop},                                    \
       {"aten::pop.Dict_default_" k, dc_pop}, {"aten::update." k, dc_update},                                 \
       {"aten::__contains__." k, dc_contains}, {"aten::_set_item." k, dc_setitem}, {"aten::dict." k, dc_from_pairs}, \
-      {"aten::dict.Dict_" k, dc_copy}
+      {"aten::dict.Dict_" k, dc_copy}, {"aten::copy.Dict_" k, dc_copy}
 
 const ts_rt_kernel_def ts_rt_kernels_dict[] = {
     DC_KEYED("str"), DC_KEYED("int"), DC_KEYED("bool"), DC_KEYED("float"), DC_KEYED("Tensor"),

@@ -615,7 +615,7 @@ const ts_rt_kernel_def ts_rt_kernels_list[] = {
     {"aten::_set_item.t", ls_setitem},
     {"aten::append.t", ls_append}, {"aten::extend.t", ls_extend}, {"aten::insert.t", ls_insert},
     {"aten::pop.t", ls_pop}, {"aten::Delete.t", ls_delete},
-    {"aten::list.t", ls_list_copy}, {"aten::list", ls_list_str},
+    {"aten::list.t", ls_list_copy}, {"aten::copy.t", ls_list_copy}, {"aten::list", ls_list_str},
     {"aten::add.t", ls_add}, {"aten::add_.t", ls_add_},
     {"aten::mul.left_t", ls_mul_left}, {"aten::mul.right_", ls_mul_right}, {"aten::mul_.t", ls_mul_},
     {"aten::slice.t", ls_slice},

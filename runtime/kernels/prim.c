@@ -230,6 +230,18 @@ static bool pr_device_eq(ts_rt_ctx *c, ts_rt_call *call, bool negate) {
 static bool pr_device_eq_op(ts_rt_ctx *c, ts_rt_call *call) { return pr_device_eq(c, call, false); }
 static bool pr_device_ne_op(ts_rt_ctx *c, ts_rt_call *call) { return pr_device_eq(c, call, true); }
 
+/* device.type: the device's type name ("cpu", "cuda", "meta"). */
+static bool pr_device_type(ts_rt_ctx *c, ts_rt_call *call) {
+  if (!ts_rt_arg_check(c, call, 0)) return false;
+  if (call->in[0].tag != TS_IV_DEVICE) return ts_rt_arg_bad(c, call, 0, "Device");
+  int t = call->in[0].u.dev.type;
+  const char *name = t == TS_DEV_CUDA ? "cuda" : t == TS_DEV_META ? "meta" : "cpu";
+  ts_rt_str *s = ts_rt_str_new(c, name, strlen(name));
+  if (!s) return false;
+  call->out[0] = (ts_iv){.u.s = s, .tag = TS_IV_STR};
+  return true;
+}
+
 /* torch.device("cuda:0"). */
 static bool pr_device_from_str(ts_rt_ctx *c, ts_rt_call *call) {
   const ts_rt_str *s = NULL;
@@ -266,5 +278,6 @@ const ts_rt_kernel_def ts_rt_kernels_prim[] = {
     {"aten::eq.device", pr_device_eq_op},
     {"aten::ne.device", pr_device_ne_op},
     {"aten::device", pr_device_from_str},
+    {"prim::type", pr_device_type},
     {NULL, NULL},
 };

@@ -1,7 +1,7 @@
 /* runtime/kernels/shape.c: view ops (sharing storage through
  * ts_rt_tensor_view, with PyTorch 1.13's geometry rules and messages), the
  * copying shape ops (cat, stack, repeat, flip, roll, index_select, gather,
- * advanced indexing, masked_select, nonzero, clone, copy_, to) and tensor
+ * advanced indexing, masked_select, nonzero, clone, copy_, copy, to) and tensor
  * metadata (size, dim, numel, len, item). */
 #include <limits.h>
 #include <math.h>
@@ -1830,6 +1830,24 @@ static bool sh_k_clone(ts_rt_ctx *ctx, ts_rt_call *call) {
   return sh_put(call, r);
 }
 
+/* copy(self, src, non_blocking): a copy of self with src copied into it
+ * (broadcast, converted to self's dtype). */
+static bool sh_k_copy(ts_rt_ctx *ctx, ts_rt_call *call) {
+  SH_TENSOR(0, self);
+  SH_TENSOR(1, src);
+  /* src expanded to self's shape first: expand's message on a mismatch */
+  ts_rt_tensor *e = ts_rt_expand(ctx, src, self->ndim, self->sizes);
+  if (!e) return false;
+  ts_rt_tensor_release(e);
+  ts_rt_tensor *r = ts_rt_clone(ctx, self);
+  if (!r) return false;
+  if (!ts_rt_tensor_copy_(ctx, r, src)) {
+    ts_rt_tensor_release(r);
+    return false;
+  }
+  return sh_put(call, r);
+}
+
 static bool sh_k_copy_(ts_rt_ctx *ctx, ts_rt_call *call) {
   SH_TENSOR(0, self);
   SH_TENSOR(1, src);
@@ -1936,6 +1954,12 @@ static bool sh_k_to_prim_other(ts_rt_ctx *ctx, ts_rt_call *call) {
   bool copy = false;
   if (!ts_rt_arg_bool(ctx, call, 2, &copy)) return false;
   return sh_to(ctx, call, a, TS_DT_NONE, copy);
+}
+
+/* Tensor.cpu(): self itself, as on the CPU already. */
+static bool sh_k_cpu(ts_rt_ctx *ctx, ts_rt_call *call) {
+  SH_TENSOR(0, a);
+  return sh_to(ctx, call, a, TS_DT_NONE, false);
 }
 
 static bool sh_k_type_as(ts_rt_ctx *ctx, ts_rt_call *call) {
@@ -2088,6 +2112,7 @@ const ts_rt_kernel_def ts_rt_kernels_shape[] = {
     {"aten::nonzero.out", sh_k_nonzero},
     {"aten::clone", sh_k_clone},
     {"aten::clone.out", sh_k_clone},
+    {"aten::copy", sh_k_copy},
     {"aten::copy_", sh_k_copy_},
     {"aten::copy_.Tensor", sh_k_copy_},
     {"aten::copy_.int", sh_k_copy_scalar},
@@ -2100,6 +2125,7 @@ const ts_rt_kernel_def ts_rt_kernels_shape[] = {
     {"aten::to.prim_dtype", sh_k_to_prim_dtype},
     {"aten::to.prim_other", sh_k_to_prim_other},
     {"aten::type_as", sh_k_type_as},
+    {"aten::cpu", sh_k_cpu},
     {"aten::size", sh_k_size},
     {"aten::size.int", sh_k_size_int},
     {"aten::dim", sh_k_dim},
