@@ -624,4 +624,34 @@ const ts_schema *ts_op_find_overload(ts_kind k, const char *overload);
  * whose returns match its outputs, or NULL. */
 const ts_schema *ts_node_schema(const ts_node *n);
 
+/* ------------------------------------------------------------- variant.c */
+
+/* What an overload is a form of (ts_schema_variant). */
+typedef enum ts_variant_kind {
+  TS_VARIANT_NONE,
+  /* aten::foo_(Tensor(a!) self, ...) -> Tensor(a!): foo's result written
+   * into self */
+  TS_VARIANT_INPLACE,
+  /* the same where foo returns a view of self (foo(Tensor(a) self, ...) ->
+   * Tensor(a): unsqueeze_, transpose_, t_, ...): self takes the view's
+   * sizes, strides and offset */
+  TS_VARIANT_INPLACE_VIEW,
+  /* aten::foo.out(..., *, Tensor(a!) out) -> Tensor(a!): foo's results
+   * written into the trailing out arguments */
+  TS_VARIANT_OUT,
+} ts_variant_kind;
+
+#define TS_VARIANT_MAX_OUTS 8
+
+typedef struct ts_variant {
+  ts_variant_kind kind;
+  const ts_schema *base; /* the out-of-place overload taking the same arguments */
+  uint32_t nouts;        /* tensors written: 1 in place, the out arguments for out= */
+} ts_variant;
+
+/* The out-of-place overload that in-place or out= overload s is a form of,
+ * by its alias annotations and argument types (kind NONE: s is no such
+ * form, or no overload fits). */
+ts_variant ts_schema_variant(const ts_schema *s);
+
 #endif

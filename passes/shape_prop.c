@@ -22,7 +22,16 @@
  *                  the list (every use reads it), since an append would
  *                  make the refinement wrong;
  *   prim::ConstantChunk, prim::FusionGroup (inside the Subgraph, from the
- *                  node's input types), prim::unchecked_cast.
+ *                  node's input types), prim::unchecked_cast;
+ *   resizes        as PyTorch's resized_alias_set: a tensor some node gives
+ *                  other sizes in place (the in-place views unsqueeze_, t_,
+ *                  transpose_, ...; resize_; an out= argument the result
+ *                  does not provably fit) has one type at all of its uses,
+ *                  so it and every value that may alias it (alias
+ *                  analysis) keep only their dtype, device and
+ *                  requires_grad, from the graph's inputs on. Out=
+ *                  arguments are found after a first propagation (their
+ *                  fit needs the types), which then runs again.
  *
  * Symbols: a size that is not known but is the same wherever it flows is a
  * symbol (a size <= -2, printed "SS(-2)"). Every unknown size of an input
@@ -56,6 +65,12 @@ typedef struct sp_list {
 struct ts_sp {
   ts_diag *d;
   bool oom;
+  ts_graph *g;        /* the graph propagated (not a fusion group's subgraph) */
+  ts_alias_db *db;    /* made when some node resizes a tensor */
+  const ts_value **roots; /* the tensors nodes resize */
+  uint32_t nroots, caproots;
+  uint8_t *pinned;    /* by value id: may alias a root, so dtype only */
+  uint32_t npinned;
   sp_list *lists; /* element types recorded by rules (chunk, split, ...) */
   uint32_t nlists, caplists;
   uint32_t loop_depth; /* loops nested around the node being visited */
@@ -760,7 +775,156 @@ static void sp_written_returns(ts_sp *sp, ts_node *n, const ts_schema *s) {
   }
 }
 
+/* ------------------------------------------------------- resizes */
+
+/* The inputs node n (of schema s) may give other sizes in place, as
+ * [*first, *first + *count): self of an in-place view op (ts_schema_variant)
+ * or of resize_, resize_as_, set_, as_strided_; the out arguments of an out=
+ * overload (PyTorch's resizesInput). */
+static void sp_resize_args(const ts_node *n, const ts_schema *s, uint32_t *first, uint32_t *count) {
+  *first = *count = 0;
+  if (!s)
+    return;
+  ts_variant v = ts_schema_variant(s);
+  if (v.kind == TS_VARIANT_INPLACE_VIEW || !strcmp(s->name, "aten::resize_") ||
+      !strcmp(s->name, "aten::resize_as_") || !strcmp(s->name, "aten::set_") ||
+      !strcmp(s->name, "aten::as_strided_")) {
+    *count = n->ninputs ? 1 : 0;
+  } else if (v.kind == TS_VARIANT_OUT && n->ninputs >= v.nouts) {
+    *first = n->ninputs - v.nouts;
+    *count = v.nouts;
+  }
+}
+
+static const ts_schema *sp_schema(const ts_node *n) {
+  return n->kind < TS_K_COUNT && !(n->op && (n->op->flags & TS_OPF_SPECIAL)) ? ts_node_schema(n) : NULL;
+}
+
+static bool sp_add_root(ts_sp *sp, const ts_value *x) {
+  for (uint32_t i = 0; i < sp->nroots; i++)
+    if (sp->roots[i] == x)
+      return false;
+  if (sp->nroots == sp->caproots) {
+    uint32_t cap = sp->caproots ? 2 * sp->caproots : 8;
+    const ts_value **r = realloc(sp->roots, cap * sizeof *r);
+    if (!r) {
+      sp->oom = true;
+      return false;
+    }
+    sp->roots = r;
+    sp->caproots = cap;
+  }
+  sp->roots[sp->nroots++] = x;
+  return true;
+}
+
+/* Whether output r of out= node n provably has the sizes its out argument x
+ * had (then nothing is resized). */
+static bool sp_out_fits(const ts_node *n, uint32_t r, const ts_value *x) {
+  if (r >= n->noutputs)
+    return false;
+  const ts_tensor_info *a = x->type->tensor, *b = n->outputs[r]->type->tensor;
+  if (!a || !b || a->rank < 0 || a->rank != b->rank || !a->sizes || !b->sizes)
+    return false;
+  for (int32_t i = 0; i < a->rank; i++)
+    if (a->sizes[i] == -1 || a->sizes[i] != b->sizes[i])
+      return false;
+  return true;
+}
+
+/* Adds the roots of b's nodes: with `outs`, the out= arguments whose fit
+ * the propagated types do not prove; else the others (they need no
+ * types). Returns how many were new. */
+static uint32_t sp_find_roots(ts_sp *sp, const ts_block *b, bool outs) {
+  uint32_t added = 0;
+  for (const ts_node *n = ts_block_first(b); n != b->ret; n = n->next) {
+    for (uint32_t i = 0; i < n->nblocks; i++)
+      added += sp_find_roots(sp, n->blocks[i], outs);
+    const ts_schema *s = sp_schema(n);
+    uint32_t first, count;
+    sp_resize_args(n, s, &first, &count);
+    if (!count || (ts_schema_variant(s).kind == TS_VARIANT_OUT) != outs)
+      continue;
+    bool ruled = ts_sr_rule_for(s) != NULL;
+    for (uint32_t k = 0; k < count; k++) {
+      const ts_value *x = n->inputs[first + k];
+      if (x->type->kind != TS_TY_TENSOR || (outs && ruled && sp_out_fits(n, k, x)))
+        continue;
+      added += sp_add_root(sp, x);
+    }
+  }
+  return added;
+}
+
+static void sp_mark_pinned(ts_sp *sp, const ts_value *v) {
+  if (v->id >= sp->npinned)
+    return;
+  for (uint32_t i = 0; i < sp->nroots && !sp->pinned[v->id]; i++)
+    sp->pinned[v->id] = v == sp->roots[i] || ts_alias_may_alias(sp->db, v, sp->roots[i]);
+}
+
+static void sp_mark_block(ts_sp *sp, const ts_block *b) {
+  for (uint32_t i = 0; i < ts_block_ninputs(b); i++)
+    sp_mark_pinned(sp, ts_block_input(b, i));
+  for (const ts_node *n = ts_block_first(b); n != b->ret; n = n->next) {
+    for (uint32_t i = 0; i < n->noutputs; i++)
+      sp_mark_pinned(sp, n->outputs[i]);
+    for (uint32_t i = 0; i < n->nblocks; i++)
+      sp_mark_block(sp, n->blocks[i]);
+  }
+}
+
+/* Marks every value that may alias a root. False if the alias db could not
+ * be made (it said why). */
+static bool sp_mark(ts_sp *sp) {
+  if (!sp->nroots)
+    return true;
+  if (!sp->db && !(sp->db = ts_alias_db_new(sp->g, sp->d)))
+    return false;
+  free(sp->pinned);
+  sp->npinned = sp->g->next_value_id;
+  if (!(sp->pinned = calloc(sp->npinned ? sp->npinned : 1, 1))) {
+    sp->oom = true;
+    return true;
+  }
+  sp_mark_block(sp, sp->g->block);
+  return true;
+}
+
+/* A marked value keeps only its dtype, device and requires_grad (tensors;
+ * containers of tensors lose every refinement). */
+static void sp_pin(ts_sp *sp, ts_value *v) {
+  if (!sp->pinned || v->node->graph != sp->g || v->id >= sp->npinned || !sp->pinned[v->id])
+    return;
+  const ts_type *t = v->type;
+  if (t->kind == TS_TY_TENSOR) {
+    if (!t->tensor || t->tensor->rank < 0)
+      return;
+    ts_tensor_info ti = *t->tensor;
+    ti.rank = -1;
+    ti.sizes = NULL;
+    ti.strides = NULL;
+    const ts_type *u = ts_type_tensor(sp_arena(v), &ti);
+    if (!u)
+      sp->oom = true;
+    else
+      ts_value_set_type(v, u);
+  } else {
+    sp_unshape(sp, v);
+  }
+}
+
+static bool sp_node_types(ts_sp *sp, ts_node *n);
+
 static bool sp_node(ts_sp *sp, ts_node *n) {
+  if (!sp_node_types(sp, n))
+    return false;
+  for (uint32_t k = 0; k < n->noutputs; k++)
+    sp_pin(sp, n->outputs[k]);
+  return !sp->oom;
+}
+
+static bool sp_node_types(ts_sp *sp, ts_node *n) {
   switch (n->kind) {
   case TS_K_prim_Constant:
   case TS_K_prim_Param:
@@ -797,6 +961,8 @@ static bool sp_node(ts_sp *sp, ts_node *n) {
 }
 
 static bool sp_block(ts_sp *sp, ts_block *b) {
+  for (uint32_t i = 0; i < ts_block_ninputs(b); i++)
+    sp_pin(sp, ts_block_input(b, i));
   for (ts_node *n = ts_block_first(b); n != b->ret; n = n->next)
     if (!sp_node(sp, n))
       return false;
@@ -822,8 +988,12 @@ bool ts_pass_shape_prop(ts_graph *g, const ts_type *const *types, uint32_t ntype
     return false;
   }
   sp->d = d;
+  sp->g = g;
+  const ts_type **init = calloc(nin ? nin : 1, sizeof *init);
+  if (!init)
+    sp->oom = true;
   bool ok = true;
-  for (uint32_t i = 0; i < nin && ok; i++) {
+  for (uint32_t i = 0; i < nin && ok && !sp->oom; i++) {
     ts_value *v = ts_block_input(top, i);
     const ts_type *t = types && i < ntypes && types[i] ? ts_type_clone(&g->arena, types[i]) : v->type;
     if (!t) {
@@ -860,13 +1030,32 @@ bool ts_pass_shape_prop(ts_graph *g, const ts_type *const *types, uint32_t ntype
       break;
     }
     ts_value_set_type(v, s);
+    init[i] = s;
   }
-  if (ok && !sp->oom)
+  /* resized tensors: those known from the graph alone, then (after a
+   * propagation) out= arguments the result may not fit; once more while
+   * that finds new ones */
+  if (ok && !sp->oom) {
+    sp_find_roots(sp, top, false);
+    ok = sp_mark(sp);
+  }
+  while (ok && !sp->oom) {
     ok = sp_block(sp, top);
+    if (!ok || sp->oom || !sp_find_roots(sp, top, true))
+      break;
+    for (uint32_t i = 0; i < nin; i++)
+      ts_value_set_type(ts_block_input(top, i), init[i]);
+    sp->nlists = 0;
+    ok = sp_mark(sp);
+  }
   if (sp->oom || !ts_graph_ok(g)) {
     ts_diag_error(d, "shape-prop: out of memory");
     ok = false;
   }
+  ts_alias_db_free(sp->db);
+  free(sp->pinned);
+  free(sp->roots);
+  free(init);
   free(sp->lists);
   free(sp);
   return ok;

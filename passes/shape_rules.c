@@ -8,7 +8,10 @@
  * layouts: index_put, take, meshgrid, tril, repeat_interleave, ...).
  * Each file exports one table whose entries name exactly one schema of
  * ir/ops.def, as the kernel tables do; ts_sr_init binds them once and
- * refuses unknown names and schemas with two rules.
+ * refuses unknown names and schemas with two rules. In-place and out=
+ * overloads without an entry take the rule of the out-of-place overload
+ * they are a form of (ts_sr_variant_rule, below), as the runtime adapts its
+ * kernel (runtime/adapt.c).
  *
  * PyTorch keeps the same knowledge in shape_analysis.cpp (the rules of
  * PropagateInputShapes) and in the TorchScript shape functions of
@@ -107,7 +110,10 @@ bool ts_sr_init(ts_diag *d) {
   return ts_sr_ok;
 }
 
-ts_sr_fn ts_sr_rule_for(const ts_schema *s) {
+static void ts_sr_variant_rule(ts_sr_call *c);
+
+/* The rule of a table entry for s, or NULL. */
+static ts_sr_fn ts_sr_own_rule(const ts_schema *s) {
   if (!s)
     return NULL;
   pthread_once(&ts_sr_once, ts_sr_init_once);
@@ -120,6 +126,14 @@ ts_sr_fn ts_sr_rule_for(const ts_schema *s) {
     if (all[i] == s)
       return ts_sr_by_kind[k][i];
   return NULL;
+}
+
+ts_sr_fn ts_sr_rule_for(const ts_schema *s) {
+  ts_sr_fn f = ts_sr_own_rule(s);
+  if (f || !s)
+    return f;
+  ts_variant v = ts_schema_variant(s);
+  return v.kind != TS_VARIANT_NONE && ts_sr_own_rule(v.base) ? ts_sr_variant_rule : NULL;
 }
 
 const ts_sr_def *const *ts_sr_all(uint32_t *n) {
@@ -605,4 +619,66 @@ ts_dtype ts_sr_promote(ts_dtype a, ts_dtype b) {
     return o == TS_DT_INT8 ? TS_DT_INT16 : o;
   }
   return ts_sr_int_bits(a) >= ts_sr_int_bits(b) ? a : b;
+}
+
+/* ------------------------------------------- in-place and out= forms */
+
+/* Whether two shapes have the same rank and sizes, all known (or the same
+ * symbols). */
+static bool ts_sr_same_sizes(const ts_sr_shape *a, const ts_sr_shape *b) {
+  if (a->rank < 0 || a->rank != b->rank)
+    return false;
+  for (int32_t k = 0; k < a->rank; k++)
+    if (a->sizes[k] == -1 || a->sizes[k] != b->sizes[k])
+      return false;
+  return true;
+}
+
+/* The rule of an in-place or out= overload without one of its own, from the
+ * rule of the out-of-place overload it is a form of (ts_schema_variant), as
+ * runtime/adapt.c runs it:
+ *   in place       self's type (the result is written into self);
+ *   in-place view  the view's type, as the base's rule gives it (self
+ *                  changes too: shape_prop.c unshapes what may alias it);
+ *   out=           each out's type when the base's sizes are the ones it
+ *                  has; else the base's sizes in the out's dtype, strides
+ *                  unknown (the out is resized). */
+static void ts_sr_variant_rule(ts_sr_call *c) {
+  ts_variant v = ts_schema_variant(c->schema);
+  ts_sr_fn base = v.kind == TS_VARIANT_NONE ? NULL : ts_sr_own_rule(v.base);
+  if (!base)
+    return;
+  ts_node *n = c->node;
+  if (v.kind == TS_VARIANT_INPLACE) {
+    if (n->ninputs > 0 && n->inputs[0]->type->kind == TS_TY_TENSOR)
+      ts_sr_set_type(c, 0, n->inputs[0]->type);
+    return;
+  }
+  ts_sr_call b = *c;
+  b.schema = v.base;
+  base(&b);
+  if (b.oom) {
+    c->oom = true;
+    return;
+  }
+  if (v.kind != TS_VARIANT_OUT || n->ninputs < v.nouts)
+    return;
+  uint32_t first = n->ninputs - v.nouts;
+  for (uint32_t r = 0; r < v.nouts && r < n->noutputs; r++) {
+    const ts_value *out = n->inputs[first + r];
+    if (out->type->kind != TS_TY_TENSOR || n->outputs[r]->type->kind != TS_TY_TENSOR)
+      continue;
+    ts_sr_shape res, have;
+    ts_sr_from_type(n->outputs[r]->type, &res);
+    ts_sr_from_type(out->type, &have);
+    if (ts_sr_same_sizes(&res, &have)) {
+      ts_sr_set_type(c, r, out->type);
+      continue;
+    }
+    res.dtype = have.dtype;
+    res.device = have.device;
+    res.requires_grad = have.requires_grad;
+    res.has_strides = false;
+    ts_sr_set(c, r, &res);
+  }
 }

@@ -55,7 +55,11 @@ typedef struct ts_sr_def {
  * reasons in d if an entry names no schema of the op table or a schema has
  * two rules. */
 bool ts_sr_init(ts_diag *d);
-/* The rule of a schema, or NULL. */
+/* The rule of a schema, or NULL: its table entry's; for an in-place or
+ * out= overload without one (ts_schema_variant), one made from the rule of
+ * the out-of-place overload (self's type in place, the view's type for
+ * unsqueeze_ and the other in-place views, the result's sizes in the out's
+ * dtype for out=). */
 ts_sr_fn ts_sr_rule_for(const ts_schema *s);
 /* Every table entry, for tests; count in *n. */
 const ts_sr_def *const *ts_sr_all(uint32_t *n);

@@ -225,6 +225,23 @@ void ts_rt_clear_error(ts_rt_ctx *c) {
 
 bool ts_rt_oom(ts_rt_ctx *c) { return ts_rt_fail(c, "out of memory"); }
 
+void ts_rt_warn(ts_rt_ctx *c, const char *fmt, ...) {
+  size_t len = c->out.len;
+  bool failed = c->out.failed;
+  ts_buf_puts(&c->out, "UserWarning: ");
+  va_list ap;
+  va_start(ap, fmt);
+  ts_buf_vprintf(&c->out, fmt, ap);
+  va_end(ap);
+  ts_buf_putc(&c->out, '\n');
+  if (c->out.failed && !failed && c->out.fixed) {
+    c->out.len = len;
+    if (c->out.cap)
+      c->out.data[len] = 0;
+    c->out.failed = false;
+  }
+}
+
 void ts_rt_parallel_for(ts_rt_ctx *c, int64_t n, int64_t grain, ts_rt_range_fn fn, void *arg) {
   if (n <= 0)
     return;

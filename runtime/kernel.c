@@ -1,7 +1,9 @@
 /* runtime/kernel.c: the kernel registry. Every kernels file exports one
  * table; ts_rt_kernels_init binds each entry to its schema of the op table
- * once, and ts_rt_kernel_for finds a schema's kernel through a hash of the
- * schema's address. */
+ * once, then every in-place or out= overload without an entry whose
+ * out-of-place overload has one (ts_schema_variant) to an adapter
+ * (adapt.c), and ts_rt_kernel_for finds a schema's kernel through a hash of
+ * the schema's address. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +39,8 @@ static const ts_rt_kernel_def *const ts_k_tables[] = {
 /* One slot of the schema -> kernel hash (open addressing, linear probing). */
 typedef struct ts_k_slot {
   const ts_schema *schema;
-  const ts_rt_kernel_def *def;
+  ts_rt_kernel_fn fn;
+  const ts_schema *adapted_from; /* an adapter's base; NULL for a table entry */
 } ts_k_slot;
 
 static pthread_once_t ts_k_once = PTHREAD_ONCE_INIT;
@@ -47,6 +50,7 @@ static ts_k_slot *ts_k_slots;
 static size_t ts_k_cap; /* a power of two; 0 if nothing is bound */
 static const ts_rt_kernel_def **ts_k_all;
 static uint32_t ts_k_nall;
+static uint32_t ts_k_nadapted;
 
 static size_t ts_k_hash(const ts_schema *s) {
   uintptr_t x = (uintptr_t)s;
@@ -76,6 +80,37 @@ static const ts_schema *ts_k_resolve(const char *name) {
   return ts_op_find_overload(k, dot ? dot + 1 : "");
 }
 
+/* Every schema without a kernel that is the in-place or out= form of one
+ * with a table entry gets an adapter. */
+static void ts_k_bind_adapters(void) {
+  for (int k = 0; k < TS_K_COUNT; k++) {
+    uint32_t m = 0;
+    const ts_schema *const *all = ts_op_schemas((ts_kind)k, &m);
+    for (uint32_t i = 0; i < m; i++) {
+      ts_k_slot *slot = ts_k_find_slot(all[i]);
+      if (slot->schema)
+        continue;
+      ts_variant v = ts_schema_variant(all[i]);
+      if (v.kind == TS_VARIANT_NONE)
+        continue;
+      ts_k_slot *base = ts_k_find_slot(v.base);
+      if (!base->schema || base->adapted_from)
+        continue;
+      ts_rt_kernel_fn fn = ts_rt_adapt_make(all[i], v, base->fn);
+      if (!fn) {
+        ts_buf_printf(&ts_k_errors, "more in-place and out= forms to adapt than TS_RT_ADAPT_SLOTS (%d): '%s%s%s' has none\n",
+                      TS_RT_ADAPT_SLOTS, all[i]->name, all[i]->overload[0] ? "." : "", all[i]->overload);
+        ts_k_ok = false;
+        return;
+      }
+      slot->schema = all[i];
+      slot->fn = fn;
+      slot->adapted_from = v.base;
+      ts_k_nadapted++;
+    }
+  }
+}
+
 static void ts_k_init_once(void) {
   ts_diag od = {0};
   ts_k_ok = ts_ops_init(&od);
@@ -86,8 +121,15 @@ static void ts_k_init_once(void) {
   for (size_t t = 0; t < sizeof ts_k_tables / sizeof ts_k_tables[0]; t++)
     for (const ts_rt_kernel_def *e = ts_k_tables[t]; e->schema; e++)
       n++;
+  /* room for adapters too: at most one per schema of the op table */
+  size_t nschemas = 0;
+  for (int k = 0; k < TS_K_COUNT; k++) {
+    uint32_t m = 0;
+    ts_op_schemas((ts_kind)k, &m);
+    nschemas += m;
+  }
   size_t cap = 16;
-  while (cap < 2 * n)
+  while (cap < 2 * (n + nschemas))
     cap *= 2;
   ts_k_slots = calloc(cap, sizeof *ts_k_slots);
   ts_k_all = calloc(n ? n : 1, sizeof *ts_k_all);
@@ -121,10 +163,11 @@ static void ts_k_init_once(void) {
         continue;
       }
       slot->schema = s;
-      slot->def = e;
+      slot->fn = e->fn;
       ts_k_all[ts_k_nall++] = e;
     }
   }
+  ts_k_bind_adapters();
 }
 
 bool ts_rt_kernels_init(ts_diag *d) {
@@ -146,7 +189,20 @@ ts_rt_kernel_fn ts_rt_kernel_for(const ts_schema *s) {
     return NULL;
   pthread_once(&ts_k_once, ts_k_init_once);
   ts_k_slot *slot = ts_k_find_slot(s);
-  return slot && slot->schema ? slot->def->fn : NULL;
+  return slot && slot->schema ? slot->fn : NULL;
+}
+
+const ts_schema *ts_rt_kernel_adapted_from(const ts_schema *s) {
+  if (!s)
+    return NULL;
+  pthread_once(&ts_k_once, ts_k_init_once);
+  ts_k_slot *slot = ts_k_find_slot(s);
+  return slot && slot->schema ? slot->adapted_from : NULL;
+}
+
+uint32_t ts_rt_kernels_adapted(void) {
+  pthread_once(&ts_k_once, ts_k_init_once);
+  return ts_k_nadapted;
 }
 
 ts_rt_kernel_fn ts_rt_kernel_by_name(const char *schema_name) {

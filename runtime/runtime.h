@@ -83,6 +83,10 @@ bool ts_rt_fail(ts_rt_ctx *c, const char *fmt, ...) TS_PRINTF(2, 3);
 void ts_rt_clear_error(ts_rt_ctx *c);
 /* Out of memory, as an error. Returns false. */
 bool ts_rt_oom(ts_rt_ctx *c);
+/* A warning PyTorch's kernels give (TORCH_WARN): one line "UserWarning:
+ * message" in c->out, where aten::warn writes; dropped, never an error,
+ * when a fixed buffer is full. */
+void ts_rt_warn(ts_rt_ctx *c, const char *fmt, ...) TS_PRINTF(2, 3);
 
 /* Runs fn(arg, begin, end) over [0, n) in chunks of at least `grain`
  * iterations, on up to ctx->nthreads threads (the calling one included).
@@ -257,6 +261,24 @@ ts_rt_tensor *ts_rt_tensor_view(ts_rt_ctx *c, const ts_rt_tensor *base, int64_t 
                                 const int64_t *sizes, const int64_t *strides);
 void ts_rt_tensor_retain(ts_rt_tensor *t);
 void ts_rt_tensor_release(ts_rt_tensor *t);
+/* Gives t, as every holder of it sees it, new geometry: rank, sizes,
+ * strides, offset, and `storage` (retained) when not NULL: what in-place
+ * view ops (unsqueeze_, t_, as_strided_) and out= resizes do. The caller
+ * has checked that every element lies inside the storage. The arrays move
+ * out of the tensor's allocation when the rank grows. */
+bool ts_rt_tensor_set_geometry(ts_rt_ctx *c, ts_rt_tensor *t, ts_rt_storage *storage, int64_t offset, int32_t ndim,
+                               const int64_t *sizes, const int64_t *strides);
+/* aten::resize_: t takes the shape ndim/sizes with `strides` (dense; NULL:
+ * contiguous ones), keeping its storage when that holds the elements from
+ * t's offset, else on a new zeroed one (PyTorch grows the old storage
+ * instead: other views of it do not see the change here). */
+bool ts_rt_tensor_resize(ts_rt_ctx *c, ts_rt_tensor *t, int32_t ndim, const int64_t *sizes, const int64_t *strides);
+/* at::native::resize_output, for out= arguments: ts_rt_tensor_resize when
+ * out's shape is not ndim/sizes, and then, if out had elements, PyTorch's
+ * deprecation warning as a "UserWarning: An output with one or more
+ * elements was resized ..." line in c->out. */
+bool ts_rt_tensor_resize_out(ts_rt_ctx *c, ts_rt_tensor *out, int32_t ndim, const int64_t *sizes,
+                             const int64_t *strides);
 int64_t ts_rt_tensor_numel(const ts_rt_tensor *t);
 /* The address of the element at offset 0 of the view (storage data +
  * offset * element size). */
@@ -469,8 +491,26 @@ bool ts_rt_kernels_init(ts_diag *d);
 ts_rt_kernel_fn ts_rt_kernel_for(const ts_schema *s);
 /* The same by name ("aten::add.Tensor"), for tests and tools. */
 ts_rt_kernel_fn ts_rt_kernel_by_name(const char *schema_name);
-/* Every bound entry, for tests and listings; count in *n. */
+/* Every bound entry, for tests and listings; count in *n. Adapters are not
+ * among them. */
 const ts_rt_kernel_def *const *ts_rt_kernels_all(uint32_t *n);
+/* For a schema whose kernel is an adapter (adapt.c): the out-of-place
+ * overload it runs; NULL for an explicit kernel or none. */
+const ts_schema *ts_rt_kernel_adapted_from(const ts_schema *s);
+/* How many schemas are bound to adapters. */
+uint32_t ts_rt_kernels_adapted(void);
+
+/* ---------------------------------------------------------------- adapt.c */
+
+/* Adapter functions there are; more in-place/out= forms to adapt make
+ * ts_rt_kernels_init fail. */
+#define TS_RT_ADAPT_SLOTS 1024
+
+/* The generic kernel of in-place or out= overload s, a form of v.base
+ * (ts_schema_variant), whose kernel is `base`: it runs base and writes the
+ * result into self or the out arguments by ATen's rules. NULL when every
+ * slot is taken. For kernel.c's init only (not thread-safe). */
+ts_rt_kernel_fn ts_rt_adapt_make(const ts_schema *s, ts_variant v, ts_rt_kernel_fn base);
 
 /* -------------------------------------------------------------- constant.c */
 

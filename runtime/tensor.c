@@ -401,7 +401,96 @@ void ts_rt_tensor_release(ts_rt_tensor *t) {
   if (!t || !ts_rt_obj_unref(&t->h))
     return;
   ts_rt_storage_release(t->storage);
+  if (t->sizes != (int64_t *)(t + 1))
+    ts_rt_free(t->sizes); /* grown by ts_rt_tensor_set_geometry */
   ts_rt_free(t);
+}
+
+bool ts_rt_tensor_resize(ts_rt_ctx *c, ts_rt_tensor *t, int32_t ndim, const int64_t *sizes, const int64_t *strides) {
+  if (ndim < 0 || ndim > TS_RT_MAX_DIMS)
+    return ts_rt_fail(c, "tensors of %d dimensions are not supported (at most %d)", (int)ndim, TS_RT_MAX_DIMS);
+  size_t es = ts_dtype_size((ts_dtype)t->dtype);
+  uint64_t numel = 1;
+  bool over = false;
+  for (int32_t i = 0; i < ndim; i++) {
+    if (sizes[i] < 0)
+      return ts_rt_fail(c, "Trying to create tensor with negative dimension %lld", (long long)sizes[i]);
+    over = __builtin_mul_overflow(numel, (uint64_t)sizes[i], &numel) || over;
+  }
+  if (over || numel > SIZE_MAX / es)
+    return ts_rt_fail(c, "tensor of too many elements");
+  int64_t contig[TS_RT_MAX_DIMS];
+  if (!strides) {
+    ts_rt_strides_contiguous(ndim, sizes, contig);
+    strides = contig;
+  }
+  /* dense strides: the elements take numel slots from the offset */
+  size_t need = (size_t)numel * es, have = t->storage->nbytes;
+  if ((size_t)t->offset <= have / es && have - (size_t)t->offset * es >= need)
+    return ts_rt_tensor_set_geometry(c, t, NULL, t->offset, ndim, sizes, strides);
+  ts_rt_storage *st = ts_rt_storage_new(c, need, true);
+  if (!st)
+    return false;
+  bool ok = ts_rt_tensor_set_geometry(c, t, st, 0, ndim, sizes, strides);
+  ts_rt_storage_release(st);
+  return ok;
+}
+
+bool ts_rt_tensor_resize_out(ts_rt_ctx *c, ts_rt_tensor *out, int32_t ndim, const int64_t *sizes,
+                             const int64_t *strides) {
+  if (out->ndim == ndim && (ndim == 0 || memcmp(out->sizes, sizes, (size_t)ndim * sizeof(int64_t)) == 0))
+    return true;
+  if (ts_rt_tensor_numel(out) != 0) {
+    ts_buf a = {0}, b = {0};
+    ts_t_put_shape(&a, out->ndim, out->sizes);
+    ts_t_put_shape(&b, ndim, sizes);
+    ts_rt_warn(c,
+               "An output with one or more elements was resized since it had shape %s, which does not match the "
+               "required output shape %s. This behavior is deprecated, and in a future PyTorch release outputs will "
+               "not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing "
+               "it, inplace, to zero elements with t.resize_(0).",
+               a.data ? a.data : "", b.data ? b.data : "");
+    ts_buf_free(&a);
+    ts_buf_free(&b);
+  }
+  return ts_rt_tensor_resize(c, out, ndim, sizes, strides);
+}
+
+bool ts_rt_tensor_set_geometry(ts_rt_ctx *c, ts_rt_tensor *t, ts_rt_storage *storage, int64_t offset, int32_t ndim,
+                               const int64_t *sizes, const int64_t *strides) {
+  if (ndim < 0 || ndim > TS_RT_MAX_DIMS)
+    return ts_rt_fail(c, "tensors of %d dimensions are not supported (at most %d)", (int)ndim, TS_RT_MAX_DIMS);
+  /* sizes/strides may be t's own */
+  int64_t sz[TS_RT_MAX_DIMS], st[TS_RT_MAX_DIMS];
+  if (ndim) {
+    memcpy(sz, sizes, (size_t)ndim * sizeof(int64_t));
+    memcpy(st, strides, (size_t)ndim * sizeof(int64_t));
+  }
+  int64_t *inline_room = (int64_t *)(t + 1);
+  int64_t *room = t->sizes;
+  /* the room after the struct holds 2 * (the rank it was made with), at
+   * least the current rank's; beyond that the arrays move out of line */
+  if (ndim > t->ndim) {
+    room = ts_rt_malloc(2 * (size_t)ndim * sizeof(int64_t));
+    if (!room)
+      return ts_rt_oom(c);
+    if (t->sizes != inline_room)
+      ts_rt_free(t->sizes);
+  }
+  if (storage && storage != t->storage) {
+    ts_rt_storage_retain(storage);
+    ts_rt_storage_release(t->storage);
+    t->storage = storage;
+  }
+  t->offset = offset;
+  t->ndim = ndim;
+  t->sizes = room;
+  t->strides = room + ndim;
+  if (ndim) {
+    memcpy(t->sizes, sz, (size_t)ndim * sizeof(int64_t));
+    memcpy(t->strides, st, (size_t)ndim * sizeof(int64_t));
+  }
+  return true;
 }
 
 int64_t ts_rt_tensor_numel(const ts_rt_tensor *t) {

@@ -19,7 +19,15 @@ the printer writes for some builtins (int(...), print(...), isinstance(...),
 fork(...), x.tolist(), `with`, ...) count as their kinds (PRINTED_FORMS).
 
 With --existing, the kinds already in that ops.def are included too and keep
-their flags, and an entry that is TS_NO_SCHEMA there stays so. Schemas come
+their flags, and an entry that is TS_NO_SCHEMA there stays so.
+
+--inplace-of FILE adds the in-place kinds (aten::foo_) of overloads that have
+a kernel: FILE lists overload names ("aten::add.Tensor", "aten::relu"), and
+every in-place overload PyTorch registers that pairs with a listed one the
+way ir/variant.c pairs them (the kind without its '_', the same argument
+types) brings its kind. (out= overloads need nothing: every entry holds all
+of its kind's overloads.) --only-new prints only the entries --existing
+lacks, to be placed in the file by their sort order. Schemas come
 from `torch._C._jit_get_all_schemas()` (Debian's python3-torch 1.13: run
 with /usr/bin/python3), or from --schemas FILE holding one schema per line
 as str(schema) prints it.
@@ -173,6 +181,54 @@ def read_existing(path):
     return out
 
 
+def schema_parts(s):
+    """'aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> ...'
+    -> ('aten::add_', 'Tensor', ['Tensor', 'Tensor', 'Scalar'], alias of arg 0)."""
+    head, rest = s.split("(", 1)
+    kind, _, overload = head.partition(".")
+    depth, cur, args = 0, "", []
+    for ch in rest:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            args.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        args.append(cur.strip())
+    args = [a for a in args if a != "*"]
+    types = [re.sub(r"\([^)]*\)", "", a.rsplit(" ", 1)[0].split("=")[0]).strip() for a in args]
+    # int[2] and int[] are one type (List[int]) to the pairing
+    types = [re.sub(r"\[[0-9]+\]", "[]", t) for t in types]
+    writes = [bool(re.search(r"\([a-z]+!\)", a.rsplit(" ", 1)[0])) for a in args]
+    return kind, overload, types, writes
+
+
+def inplace_kinds(schemas, with_kernels):
+    """In-place kinds one of whose overloads pairs with an overload in
+    with_kernels (ir/variant.c's rule: same argument types, the overload
+    of the same name first, else the only one that fits)."""
+    parts = [schema_parts(s) for s in schemas]
+    by_kind = {}
+    for p in parts:
+        by_kind.setdefault(p[0], []).append(p)
+    found = set()
+    for kind, ov, types, writes in parts:
+        if not kind.endswith("_") or kind.endswith("__") or not writes or not writes[0] or any(writes[1:]):
+            continue
+        fits = [b for b in by_kind.get(kind[:-1], []) if b[2] == types and not any(b[3])]
+        named = [b for b in fits if b[1] == ov]
+        pick = named[0] if named else fits[0] if len(fits) == 1 else None
+        if pick and (pick[0] + ("." + pick[1] if pick[1] else "")) in with_kernels:
+            found.add(kind)
+    return found
+
+
 def c_string(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -197,6 +253,9 @@ def main():
     ap.add_argument("--schemas", help="a dump of str(schema), one per line (default: ask torch)")
     ap.add_argument("--namespaces", default="aten,prim", help="namespaces to take from files")
     ap.add_argument("--ns-order", default="prim,aten", help="order of the namespace sections")
+    ap.add_argument("--inplace-of", metavar="FILE",
+                    help="overloads with kernels, one a line: add the in-place kinds that pair with them")
+    ap.add_argument("--only-new", action="store_true", help="print only the entries --existing lacks")
     args = ap.parse_args()
 
     namespaces = set(args.namespaces.split(","))
@@ -218,8 +277,13 @@ def main():
     kinds.update(existing)
 
     by_kind = {}
-    for s in load_schemas(args.schemas):
+    all_schemas = load_schemas(args.schemas)
+    for s in all_schemas:
         by_kind.setdefault(schema_kind(s), []).append(s)
+    if args.inplace_of:
+        with open(args.inplace_of) as f:
+            with_kernels = {l.split("#", 1)[0].strip() for l in f} - {""}
+        kinds.update(inplace_kinds(all_schemas, with_kernels))
 
     # "prim::FusionGroup_0", "prim::fork_0": the graph printer numbers the
     # nodes that hold a subgraph (printed below as "with prim::fork_0 = graph(").
@@ -236,8 +300,11 @@ def main():
         sections.setdefault(ns, []).append(k)
     unknown = []
     for ns in sorted(sections, key=lambda n: (order.get(n, len(order)), n)):
-        print(f"/* {ns} */")
+        if not args.only_new:
+            print(f"/* {ns} */")
         for k in sorted(sections[ns], key=lambda k: k.split("::")[1]):
+            if args.only_new and k in existing:
+                continue
             schemas = by_kind.get(k, [])
             flags, keep_none = existing.get(k, (None, False))
             opaque = bool(schemas) and all(is_opaque(s) for s in schemas)
@@ -255,7 +322,8 @@ def main():
                 if not by_kind.get(k):
                     unknown.append(k)
             print(entry(k, flags, schemas))
-        print()
+        if not args.only_new:
+            print()
     for k in unknown:
         print(f"warning: torch registers no schema for {k}; emitted as TS_NO_SCHEMA", file=sys.stderr)
 

@@ -98,31 +98,12 @@ static bool cr_put(ts_rt_call *call, ts_rt_tensor *t) {
 }
 
 /* Writes r (owned) into the out= tensor: resized when the shape differs
- * (same rank only), converted to out's dtype; returns out retained. */
+ * (the factories' out= forms call resize_, without resize_output's
+ * warning), converted to out's dtype; returns out retained. */
 static bool cr_put_out(ts_rt_ctx *ctx, ts_rt_call *call, ts_rt_tensor *out, ts_rt_tensor *r) {
   if (!r) return false;
-  bool same = out->ndim == r->ndim;
-  for (int32_t i = 0; same && i < r->ndim; i++) same = out->sizes[i] == r->sizes[i];
-  if (!same) {
-    size_t esz = ts_dtype_size((ts_dtype)out->dtype);
-    uint64_t numel = (uint64_t)ts_rt_tensor_numel(r);
-    if (out->ndim != r->ndim || numel > SIZE_MAX / esz) {
-      ts_rt_tensor_release(r);
-      return ts_rt_fail(ctx, "out= tensor of rank %d cannot take a result of rank %d (tsaot resizes out= tensors "
-                        "only within the same rank)", (int)out->ndim, (int)r->ndim);
-    }
-    ts_rt_storage *s = ts_rt_storage_new(ctx, (size_t)numel * esz, true);
-    if (!s) {
-      ts_rt_tensor_release(r);
-      return false;
-    }
-    ts_rt_storage_release(out->storage);
-    out->storage = s;
-    out->offset = 0;
-    memcpy(out->sizes, r->sizes, sizeof(int64_t) * (size_t)r->ndim);
-    ts_rt_strides_contiguous(out->ndim, out->sizes, out->strides);
-  }
-  bool ok = ts_rt_tensor_copy_(ctx, out, r);
+  bool same = out->ndim == r->ndim && (!r->ndim || !memcmp(out->sizes, r->sizes, (size_t)r->ndim * sizeof(int64_t)));
+  bool ok = (same || ts_rt_tensor_resize(ctx, out, r->ndim, r->sizes, NULL)) && ts_rt_tensor_copy_(ctx, out, r);
   ts_rt_tensor_release(r);
   if (!ok) return false;
   ts_rt_tensor_retain(out);
@@ -379,20 +360,38 @@ static bool cr_k_arange_start_step(ts_rt_ctx *ctx, ts_rt_call *call) {
 }
 
 /* arange.start_out (start, end, step, out): the result takes out's dtype. */
+/* arange.out: an out of another element count (with elements) gets
+ * arange_out's own warning before cr_put_out resizes it. */
+static bool cr_arange_out(ts_rt_ctx *ctx, ts_rt_call *call, ts_rt_tensor *out, ts_rt_tensor *r) {
+  if (!r) return false;
+  int64_t have = ts_rt_tensor_numel(out), size = ts_rt_tensor_numel(r);
+  if (have != size && have > 0) {
+    ts_buf shape = {0};
+    for (int32_t i = 0; i < out->ndim; i++) ts_buf_printf(&shape, "%s%lld", i ? ", " : "", (long long)out->sizes[i]);
+    ts_rt_warn(ctx,
+               "The number of elements in the out tensor of shape [%s] is %lld which does not match the computed "
+               "number of elements %lld. Note that this may occur as a result of rounding error. The out tensor will "
+               "be resized to a tensor of shape (%lld,).",
+               shape.data ? shape.data : "", (long long)have, (long long)size, (long long)size);
+    ts_buf_free(&shape);
+  }
+  return cr_put_out(ctx, call, out, r);
+}
+
 static bool cr_k_arange_start_out(ts_rt_ctx *ctx, ts_rt_call *call) {
   ts_iv start, end, step;
   if (!cr_arg_number(ctx, call, 0, &start) || !cr_arg_number(ctx, call, 1, &end) ||
       !cr_arg_number(ctx, call, 2, &step))
     return false;
   CR_TENSOR(3, out);
-  return cr_put_out(ctx, call, out, cr_arange(ctx, start, end, step, (ts_dtype)out->dtype));
+  return cr_arange_out(ctx, call, out, cr_arange(ctx, start, end, step, (ts_dtype)out->dtype));
 }
 
 static bool cr_k_arange_out(ts_rt_ctx *ctx, ts_rt_call *call) {
   ts_iv end;
   if (!cr_arg_number(ctx, call, 0, &end)) return false;
   CR_TENSOR(1, out);
-  return cr_put_out(ctx, call, out, cr_arange(ctx, ts_iv_int(0), end, ts_iv_int(1), (ts_dtype)out->dtype));
+  return cr_arange_out(ctx, call, out, cr_arange(ctx, ts_iv_int(0), end, ts_iv_int(1), (ts_dtype)out->dtype));
 }
 
 /* ------------------------------------------------------- new_* (Tensor.new_zeros, ...) */

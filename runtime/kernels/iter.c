@@ -51,31 +51,10 @@ static void it_bcast_strides(const ts_rt_tensor *t, int32_t nd, const int64_t *s
   }
 }
 
-/* Gives an out= tensor the shape `shape` (contiguous, new storage when the
- * old one is too small), as ATen's resize_. Its sizes array cannot grow. */
+/* Gives an out= tensor the shape `shape` (contiguous), as ATen's
+ * resize_output. */
 static bool it_resize(ts_rt_ctx *c, ts_rt_tensor *t, int32_t nd, const int64_t *shape) {
-  if (nd > t->ndim)
-    return ts_rt_fail(c, "cannot resize the out= tensor from %d to %d dimensions", (int)t->ndim, (int)nd);
-  size_t es = ts_dtype_size((ts_dtype)t->dtype);
-  size_t numel = 1;
-  for (int32_t i = 0; i < nd; i++) {
-    if (shape[i] != 0 && numel > SIZE_MAX / (size_t)shape[i]) return ts_rt_oom(c);
-    numel *= (size_t)shape[i];
-  }
-  if (numel > SIZE_MAX / es) return ts_rt_oom(c);
-  size_t need = numel * es;
-  size_t have = t->storage->nbytes;
-  if ((size_t)t->offset * es > have || have - (size_t)t->offset * es < need) {
-    ts_rt_storage *s = ts_rt_storage_new(c, need, true);
-    if (!s) return false;
-    ts_rt_storage_release(t->storage);
-    t->storage = s;
-    t->offset = 0;
-  }
-  t->ndim = nd;
-  memcpy(t->sizes, shape, sizeof(int64_t) * (size_t)nd);
-  ts_rt_strides_contiguous(nd, shape, t->strides);
-  return true;
+  return ts_rt_tensor_resize_out(c, t, nd, shape, NULL);
 }
 
 /* TensorIterator's dimension order: which of two dimensions should be inner

@@ -528,8 +528,6 @@ static bool nn_k_softmax_common(ts_rt_ctx *c, ts_rt_call *call, bool log) {
 
 static bool nn_k_softmax(ts_rt_ctx *c, ts_rt_call *call) { return nn_k_softmax_common(c, call, false); }
 static bool nn_k_log_softmax(ts_rt_ctx *c, ts_rt_call *call) { return nn_k_softmax_common(c, call, true); }
-NNU_OUT_KERNEL(nn_k_softmax_out, nn_k_softmax, 1)
-NNU_OUT_KERNEL(nn_k_log_softmax_out, nn_k_log_softmax, 1)
 
 /* ----------------------------------------------------------- matmul kernels */
 
@@ -619,12 +617,6 @@ static bool nn_k_baddbmm(ts_rt_ctx *c, ts_rt_call *call) {
   return nnu_ret(call, ts_rt_baddbmm(c, s, a, b, beta, alpha));
 }
 
-NNU_OUT_KERNEL(nn_k_mm_out, nn_k_mm, 1)
-NNU_OUT_KERNEL(nn_k_bmm_out, nn_k_bmm, 1)
-NNU_OUT_KERNEL(nn_k_matmul_out, nn_k_matmul, 1)
-NNU_OUT_KERNEL(nn_k_linear_out, nn_k_linear, 1)
-NNU_OUT_KERNEL(nn_k_addmm_out, nn_k_addmm, 1)
-NNU_OUT_KERNEL(nn_k_baddbmm_out, nn_k_baddbmm, 1)
 
 /* --------------------------------------------------------------- dropout */
 
@@ -929,27 +921,18 @@ static bool nn_k_pad(ts_rt_ctx *c, ts_rt_call *call) {
 
 NNU_OUT_KERNEL(nn_k_convolution_out, ts_rt_k_convolution, 1)
 NNU_OUT_KERNEL(nn_k__convolution_out, ts_rt_k__convolution, 1)
-NNU_OUT_KERNEL(nn_k_avg_pool2d_out, ts_rt_k_avg_pool2d, 1)
 NNU_OUT_KERNEL(nn_k_adaptive_avg_pool2d_out, ts_rt_k_adaptive_avg_pool2d, 1)
 NNU_OUT_KERNEL(nn_k_adaptive_max_pool2d_out, ts_rt_k_adaptive_max_pool2d, 2)
 
 const ts_rt_kernel_def ts_rt_kernels_nn[] = {
     {"aten::mm", nn_k_mm},
-    {"aten::mm.out", nn_k_mm_out},
     {"aten::bmm", nn_k_bmm},
-    {"aten::bmm.out", nn_k_bmm_out},
     {"aten::matmul", nn_k_matmul},
-    {"aten::matmul.out", nn_k_matmul_out},
     {"aten::linear", nn_k_linear},
-    {"aten::linear.out", nn_k_linear_out},
     {"aten::addmm", nn_k_addmm},
-    {"aten::addmm.out", nn_k_addmm_out},
     {"aten::baddbmm", nn_k_baddbmm},
-    {"aten::baddbmm.out", nn_k_baddbmm_out},
     {"aten::softmax.int", nn_k_softmax},
-    {"aten::softmax.int_out", nn_k_softmax_out},
     {"aten::log_softmax.int", nn_k_log_softmax},
-    {"aten::log_softmax.int_out", nn_k_log_softmax_out},
     {"aten::dropout", nn_k_dropout},
     {"aten::dropout_", nn_k_dropout_},
     {"aten::feature_dropout", nn_k_feature_dropout},
@@ -977,7 +960,6 @@ const ts_rt_kernel_def ts_rt_kernels_nn[] = {
     {"aten::max_pool2d", ts_rt_k_max_pool2d},
     {"aten::avg_pool1d", ts_rt_k_avg_pool1d},
     {"aten::avg_pool2d", ts_rt_k_avg_pool2d},
-    {"aten::avg_pool2d.out", nn_k_avg_pool2d_out},
     {"aten::adaptive_avg_pool1d", ts_rt_k_adaptive_avg_pool1d},
     {"aten::adaptive_avg_pool2d", ts_rt_k_adaptive_avg_pool2d},
     {"aten::adaptive_avg_pool2d.out", nn_k_adaptive_avg_pool2d_out},

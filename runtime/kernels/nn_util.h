@@ -79,31 +79,11 @@ static inline bool nnu_ret(ts_rt_call *call, ts_rt_tensor *t) {
 }
 
 /* Makes `out` (an out= argument) hold res: resized as PyTorch's out= does
- * when its shape differs (same rank only: the sizes live inside the tensor),
- * then res copied in. */
+ * when its shape differs (ts_rt_tensor_resize_out), then res copied in,
+ * converted to out's dtype (the out= forms ATen generates for functional
+ * ops: resize_output, then copy_). */
 static inline bool nnu_write_out(ts_rt_ctx *c, ts_rt_tensor *out, const ts_rt_tensor *res) {
-  bool same = out->ndim == res->ndim;
-  for (int32_t i = 0; same && i < out->ndim; i++) same = out->sizes[i] == res->sizes[i];
-  if (!same) {
-    if (out->ndim != res->ndim) {
-      char a[256], b[256];
-      nnu_shape_str(a, sizeof a, out->ndim, out->sizes);
-      nnu_shape_str(b, sizeof b, res->ndim, res->sizes);
-      return ts_rt_fail(c, "out= tensor of shape %s cannot be resized to %s (a different rank)", a, b);
-    }
-    size_t es = ts_dtype_size((ts_dtype)out->dtype);
-    size_t need = (size_t)ts_rt_tensor_numel(res) * es;
-    if (out->storage->nbytes < need + (size_t)out->offset * es) {
-      ts_rt_storage *s = ts_rt_storage_new(c, need, true);
-      if (!s) return false;
-      ts_rt_storage_release(out->storage);
-      out->storage = s;
-      out->offset = 0;
-    }
-    memcpy(out->sizes, res->sizes, (size_t)res->ndim * sizeof(int64_t));
-    ts_rt_strides_contiguous(out->ndim, out->sizes, out->strides);
-  }
-  return ts_rt_tensor_copy_(c, out, res);
+  return ts_rt_tensor_resize_out(c, out, res->ndim, res->sizes, NULL) && ts_rt_tensor_copy_(c, out, res);
 }
 
 /* Runs a functional kernel on the inputs before the `nouts` trailing out=

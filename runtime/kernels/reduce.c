@@ -1107,14 +1107,10 @@ NNU_OUT_KERNEL(rd_k_sum_dim_out, rd_k_sum_dim, 1)
 NNU_OUT_KERNEL(rd_k_mean_dim_out, rd_k_mean_dim, 1)
 NNU_OUT_KERNEL(rd_k_prod_out, rd_k_prod, 1)
 NNU_OUT_KERNEL(rd_k_prod_dim_out, rd_k_prod_dim, 1)
-NNU_OUT_KERNEL(rd_k_max_dim_out, rd_k_max_dim, 2)
-NNU_OUT_KERNEL(rd_k_min_dim_out, rd_k_min_dim, 2)
 NNU_OUT_KERNEL(rd_k_max_other_out, rd_k_max_other, 1)
 NNU_OUT_KERNEL(rd_k_min_other_out, rd_k_min_other, 1)
 NNU_OUT_KERNEL(rd_k_amax_out, rd_k_amax, 1)
 NNU_OUT_KERNEL(rd_k_amin_out, rd_k_amin, 1)
-NNU_OUT_KERNEL(rd_k_argmax_out, rd_k_argmax, 1)
-NNU_OUT_KERNEL(rd_k_argmin_out, rd_k_argmin, 1)
 NNU_OUT_KERNEL(rd_k_any_out, rd_k_any_dim, 1)
 NNU_OUT_KERNEL(rd_k_any_all_out, rd_k_any, 1)
 NNU_OUT_KERNEL(rd_k_all_out, rd_k_all_dim, 1)
@@ -1133,9 +1129,6 @@ NNU_OUT_KERNEL(rd_k_nuclear_dim_out, rd_k_nuclear_dim, 1)
 NNU_OUT_KERNEL(rd_k_logsumexp_out, rd_k_logsumexp, 1)
 NNU_OUT_KERNEL(rd_k_cumsum_out, rd_k_cumsum, 1)
 NNU_OUT_KERNEL(rd_k_cumprod_out, rd_k_cumprod, 1)
-NNU_OUT_KERNEL(rd_k_topk_out, rd_k_topk, 2)
-NNU_OUT_KERNEL(rd_k_sort_out, rd_k_sort, 2)
-NNU_OUT_KERNEL(rd_k_sort_stable_out, rd_k_sort_stable, 2)
 NNU_OUT_KERNEL(rd_k_argsort_stable_out, rd_k_argsort_stable, 1)
 
 const ts_rt_kernel_def ts_rt_kernels_reduce[] = {
@@ -1152,12 +1145,10 @@ const ts_rt_kernel_def ts_rt_kernels_reduce[] = {
     {"aten::prod.int_out", rd_k_prod_dim_out},
     {"aten::max", rd_k_max},
     {"aten::max.dim", rd_k_max_dim},
-    {"aten::max.dim_max", rd_k_max_dim_out},
     {"aten::max.other", rd_k_max_other},
     {"aten::max.out", rd_k_max_other_out},
     {"aten::min", rd_k_min},
     {"aten::min.dim", rd_k_min_dim},
-    {"aten::min.dim_min", rd_k_min_dim_out},
     {"aten::min.other", rd_k_min_other},
     {"aten::min.out", rd_k_min_other_out},
     {"aten::amax", rd_k_amax},
@@ -1165,9 +1156,7 @@ const ts_rt_kernel_def ts_rt_kernels_reduce[] = {
     {"aten::amin", rd_k_amin},
     {"aten::amin.out", rd_k_amin_out},
     {"aten::argmax", rd_k_argmax},
-    {"aten::argmax.out", rd_k_argmax_out},
     {"aten::argmin", rd_k_argmin},
-    {"aten::argmin.out", rd_k_argmin_out},
     {"aten::any", rd_k_any},
     {"aten::any.dim", rd_k_any_dim},
     {"aten::any.out", rd_k_any_out},
@@ -1208,11 +1197,8 @@ const ts_rt_kernel_def ts_rt_kernels_reduce[] = {
     {"aten::cumprod", rd_k_cumprod},
     {"aten::cumprod.out", rd_k_cumprod_out},
     {"aten::topk", rd_k_topk},
-    {"aten::topk.values", rd_k_topk_out},
     {"aten::sort", rd_k_sort},
-    {"aten::sort.values", rd_k_sort_out},
     {"aten::sort.stable", rd_k_sort_stable},
-    {"aten::sort.values_stable", rd_k_sort_stable_out},
     {"aten::argsort", rd_k_argsort},
     {"aten::argsort.stable", rd_k_argsort_stable},
     {"aten::argsort.stable_out", rd_k_argsort_stable_out},

@@ -109,40 +109,11 @@ static bool sh_put_list(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor **ts, uint3
 }
 
 /* Writes `r` (owned) into the out= tensor `out` as PyTorch's out= overloads
- * do: resized (same rank only) when its shape differs, values converted to
- * out's dtype. Returns out retained in call->out[0]. */
+ * do: resized when its shape differs (ts_rt_tensor_resize_out), values
+ * converted to out's dtype. Returns out retained in call->out[0]. */
 static bool sh_put_out(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor *out, ts_rt_tensor *r) {
   if (!r) return false;
-  bool same = out->ndim == r->ndim;
-  for (int32_t i = 0; same && i < r->ndim; i++) same = out->sizes[i] == r->sizes[i];
-  if (!same) {
-    if (out->ndim != r->ndim) {
-      char b1[SH_SHAPE_CAP], b2[SH_SHAPE_CAP];
-      ts_rt_tensor_release(r);
-      return ts_rt_fail(c, "out= tensor of shape %s cannot take a result of shape %s (tsaot resizes out= tensors "
-                        "only within the same rank)", sh_fmt_shape(b1, sizeof b1, out->ndim, out->sizes),
-                        sh_fmt_shape(b2, sizeof b2, r->ndim, r->sizes));
-    }
-    /* resize_: a fresh contiguous storage of the new size */
-    uint64_t numel = (uint64_t)ts_rt_tensor_numel(r);
-    size_t esz = ts_dtype_size((ts_dtype)out->dtype);
-    if (numel > SIZE_MAX / esz) {
-      ts_rt_tensor_release(r);
-      return ts_rt_fail(c, "out=: result too large");
-    }
-    size_t nbytes = (size_t)numel * esz;
-    ts_rt_storage *s = ts_rt_storage_new(c, nbytes, true);
-    if (!s) {
-      ts_rt_tensor_release(r);
-      return false;
-    }
-    ts_rt_storage_release(out->storage);
-    out->storage = s;
-    out->offset = 0;
-    memcpy(out->sizes, r->sizes, sizeof(int64_t) * (size_t)r->ndim);
-    ts_rt_strides_contiguous(out->ndim, out->sizes, out->strides);
-  }
-  bool ok = ts_rt_tensor_copy_(c, out, r);
+  bool ok = ts_rt_tensor_resize_out(c, out, r->ndim, r->sizes, NULL) && ts_rt_tensor_copy_(c, out, r);
   ts_rt_tensor_release(r);
   if (!ok) return false;
   ts_rt_tensor_retain(out);
@@ -1771,12 +1742,7 @@ static bool sh_k_gather(ts_rt_ctx *ctx, ts_rt_call *call) {
   SH_TENSOR(0, a);
   SH_INT(1, dim);
   SH_TENSOR(2, idx);
-  ts_rt_tensor *r = sh_gather(ctx, a, dim, idx);
-  if (call->nin > 4) {
-    SH_TENSOR(4, out);
-    return sh_put_out(ctx, call, out, r);
-  }
-  return sh_put(call, r);
+  return sh_put(call, sh_gather(ctx, a, dim, idx));
 }
 
 static bool sh_k_index(ts_rt_ctx *ctx, ts_rt_call *call) {
@@ -2102,7 +2068,6 @@ const ts_rt_kernel_def ts_rt_kernels_shape[] = {
     {"aten::index_select", sh_k_index_select},
     {"aten::index_select.out", sh_k_index_select},
     {"aten::gather", sh_k_gather},
-    {"aten::gather.out", sh_k_gather},
     {"aten::index.Tensor", sh_k_index},
     {"aten::index.Tensor_out", sh_k_index},
     {"aten::index.Tensor_hacked_twin", sh_k_index},

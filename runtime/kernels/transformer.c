@@ -586,12 +586,9 @@ static ts_rt_tensor *tf_finish(ts_rt_ctx *c, ts_rt_tensor *t, ts_dtype dt) {
   return r;
 }
 
-/* Copies a result into an out= argument of the same shape. */
+/* Copies a result into an out= argument, resized as resize_output does. */
 static bool tf_copy_out(ts_rt_ctx *c, ts_rt_tensor *out, ts_rt_tensor *r) {
-  bool same = out->ndim == r->ndim;
-  for (int32_t i = 0; same && i < r->ndim; i++) same = out->sizes[i] == r->sizes[i];
-  if (!same) return ts_rt_fail(c, "out= tensor has a different shape than the result");
-  return ts_rt_tensor_copy_(c, out, r);
+  return ts_rt_tensor_resize_out(c, out, r->ndim, r->sizes, NULL) && ts_rt_tensor_copy_(c, out, r);
 }
 
 /* ------------------------------------------------------- multi-head attention */
