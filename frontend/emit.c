@@ -131,7 +131,9 @@ static void ts_e_type_str(char *out, size_t cap, const ts_type *t) {
 
 /* A value standing for the result of something that failed, so that
  * emission can go on and report further unknown operators. */
-static bool ts_e_is_poison(const ts_value *v) { return v->node->kind == TS_K_OTHER && v->type->kind == TS_TY_ANY; }
+static bool ts_e_is_poison(const ts_value *v) {
+  return v->node->kind == TS_K_OTHER && strcmp(v->node->kind_name, "tsaot::error") == 0;
+}
 
 /* --------------------------------------------------------------- building */
 
@@ -141,6 +143,22 @@ static ts_node *ts_e_node(ts_em *e, ts_kind k, uint32_t nout, ts_srange r) {
     return NULL;
   }
   ts_node *n = ts_node_new(e->g, k, nout);
+  if (!n) {
+    e->oom = true;
+    return NULL;
+  }
+  if (r.src) {
+    n->loc.file = r.src->file;
+    n->loc.line = r.line;
+    n->loc.col = r.col;
+  }
+  ts_block_append_node(e->blk, n);
+  return n;
+}
+
+/* A node of an operator the op table lacks (ir/ops_pytorch.def). */
+static ts_node *ts_e_node_named(ts_em *e, const char *name, size_t len, uint32_t nout, ts_srange r) {
+  ts_node *n = ts_node_new_named(e->g, name, len, nout);
   if (!n) {
     e->oom = true;
     return NULL;
@@ -626,29 +644,37 @@ static ts_value *ts_e_tuple_construct(ts_em *e, ts_value *const *vals, uint32_t 
 
 /* Emits a call of operator `name` ("aten::add") with overload resolution
  * as PyTorch's matchSchemas: first without conversions, then with. An
- * operator the op table does not know is reported and stands as a poison
- * value so that later unknown operators get reported too. */
+ * operator the op table lacks but PyTorch registers (ir/ops_pytorch.def) is
+ * typed by PyTorch's schemas and emitted as a node of its name
+ * (TS_K_OTHER) that nothing runs: the passes remove it with a branch that
+ * never runs, else it fails when it runs. An operator neither knows is
+ * reported and stands as a poison value so that later unknown operators
+ * get reported too. */
 static ts_sv ts_e_call_builtin(ts_em *e, const char *name, ts_value *self, const ts_arg_in *args, uint32_t nargs,
                                ts_srange r) {
   ts_sv out = {TS_SV_VALUE, NULL, NULL, NULL, NULL};
-  ts_kind k = ts_kind_lookup(name, strlen(name));
-  /* an argument that stands for an earlier error: report only an unknown
-   * operator here, nothing about types */
-  bool poisoned = self && ts_e_is_poison(self);
-  for (uint32_t i = 0; i < nargs; i++)
-    poisoned = poisoned || ts_e_is_poison(args[i].v);
-  if (poisoned && k != TS_K_OTHER) {
+  size_t namelen = strlen(name);
+  ts_kind k = ts_kind_lookup(name, namelen);
+  uint32_t nsch = 0;
+  const ts_schema *const *schemas =
+      k != TS_K_OTHER ? ts_op_schemas(k, &nsch) : ts_op_pytorch_schemas(name, namelen, &nsch);
+  if (nsch == 0) {
+    const ts_srange *rr = &r;
+    if (k == TS_K_OTHER) {
+      ts_e_error(e, r, "unknown operator %s: '%.*s'", name, (int)(rr->end - rr->start), rr->src->text + rr->start);
+      if (!ts_fe_model_note_unknown(e->m, name))
+        e->oom = true;
+    } else
+      ts_e_error(e, r, "operator %s has no schema in the op table", name);
     out.v = ts_e_poison(e, r, name);
     return out;
   }
-  uint32_t nsch = 0;
-  const ts_schema *const *schemas = k == TS_K_OTHER ? NULL : ts_op_schemas(k, &nsch);
-  if (k == TS_K_OTHER || nsch == 0) {
-    const ts_srange *rr = &r;
-    if (k == TS_K_OTHER)
-      ts_e_error(e, r, "unknown operator %s: '%.*s'", name, (int)(rr->end - rr->start), rr->src->text + rr->start);
-    else
-      ts_e_error(e, r, "operator %s has no schema in the op table", name);
+  /* an argument that stands for an earlier error: the operator is known,
+   * and nothing can be said about types */
+  bool poisoned = self && ts_e_is_poison(self);
+  for (uint32_t i = 0; i < nargs; i++)
+    poisoned = poisoned || ts_e_is_poison(args[i].v);
+  if (poisoned) {
     out.v = ts_e_poison(e, r, name);
     return out;
   }
@@ -679,7 +705,7 @@ static ts_sv ts_e_call_builtin(ts_em *e, const char *name, ts_value *self, const
   if (!ts_e_try_schema(e, hit, self, args, nargs, conv, true, ins, &nins, &tv, r))
     return out;
   uint32_t nret = hit->varret ? 1 : hit->nrets;
-  ts_node *n = ts_e_node(e, k, nret, r);
+  ts_node *n = k != TS_K_OTHER ? ts_e_node(e, k, nret, r) : ts_e_node_named(e, name, namelen, nret, r);
   if (!n)
     return out;
   for (uint32_t i = 0; i < nins; i++)
@@ -926,6 +952,12 @@ static ts_sv ts_e_attr(ts_em *e, const ts_ast *x) {
       return out;
     const ts_type *t = base.v->type;
     if (ts_e_is_poison(base.v)) {
+      /* x.name(...) of a value that stands for an error: the call is still
+       * looked up (an unknown operator is reported); read as a value, the
+       * poison stays a poison */
+      snprintf(q, sizeof q, "aten::%s", name);
+      out.kind = TS_SV_BUILTIN;
+      out.s = ts_arena_strdup(&e->m->arena, q);
       out.v = base.v;
       return out;
     }
@@ -995,6 +1027,11 @@ static ts_sv ts_e_attr(ts_em *e, const ts_ast *x) {
 static ts_value *ts_e_sv_value(ts_em *e, ts_sv sv, ts_srange r) {
   switch (sv.kind) {
   case TS_SV_VALUE: return sv.v;
+  case TS_SV_BUILTIN:
+    if (sv.v && ts_e_is_poison(sv.v))
+      return sv.v; /* an attribute of a poison (ts_e_attr) */
+    ts_e_error(e, r, "this expression is not a value");
+    return NULL;
   case TS_SV_EMPTY: return ts_e_tuple_construct(e, NULL, 0, ts_type_tuple(&e->m->arena, 0, NULL), r);
   case TS_SV_FUNCTION: {
     ts_node *n = ts_e_node(e, TS_K_prim_Constant, 1, r);

@@ -93,6 +93,10 @@ struct ts_fe_model {
   ts_fe_fn *functions;
   ts_graph **graphs; /* every graph made, freed with the model */
   uint32_t ngraphs, cap_graphs;
+  /* each call of an operator neither the op table nor PyTorch's registry
+   * knows, as reported (names in the arena), for the grouped summary */
+  const char **unknown;
+  uint32_t nunknown, cap_unknown;
 };
 
 /* The class or free function `qualname` ("__torch__.a.b.C"), reading and
@@ -118,6 +122,9 @@ bool ts_fe_fn_signature(ts_fe_model *m, ts_fe_fn *fn, ts_diag *d);
 ts_graph *ts_fe_fn_graph(ts_fe_model *m, ts_fe_fn *fn, ts_diag *d);
 /* The optimized graph of fn (inlined, cleaned), for inlining into callers. */
 ts_graph *ts_fe_fn_optimized(ts_fe_model *m, ts_fe_fn *fn, ts_diag *d);
+/* Records a call of an unknown operator (reported by emit.c) for the
+ * summary that ts_fe_model_method adds to its errors. False on OOM. */
+bool ts_fe_model_note_unknown(ts_fe_model *m, const char *name);
 /* Registers a graph for freeing with the model. False on OOM (the graph is
  * freed). */
 bool ts_fe_model_own_graph(ts_fe_model *m, ts_graph *g);

@@ -98,6 +98,7 @@ void ts_fe_model_free(ts_fe_model *m) {
     ts_graph_free(m->graphs[i]);
   free(m->graphs);
   free(m->files);
+  free(m->unknown);
   ts_fe_archive_close(m->ar);
   ts_arena_release(&m->arena);
   free(m);
@@ -634,17 +635,78 @@ static bool ts_m_compile_callees(ts_fe_model *m, const ts_block *b, int depth, t
   return ok;
 }
 
+bool ts_fe_model_note_unknown(ts_fe_model *m, const char *name) {
+  if (m->nunknown == m->cap_unknown) {
+    uint32_t cap = m->cap_unknown ? m->cap_unknown * 2 : 16;
+    const char **u = cap > m->cap_unknown ? realloc(m->unknown, cap * sizeof *u) : NULL;
+    if (!u)
+      return false;
+    m->unknown = u;
+    m->cap_unknown = cap;
+  }
+  const char *s = ts_arena_strdup(&m->arena, name);
+  if (!s)
+    return false;
+  m->unknown[m->nunknown++] = s;
+  return true;
+}
+
+typedef struct ts_m_count {
+  const char *name;
+  uint32_t n;
+} ts_m_count;
+
+/* Most calls first, then by name. */
+static int ts_m_count_cmp(const void *a, const void *b) {
+  const ts_m_count *x = a, *y = b;
+  if (x->n != y->n)
+    return x->n > y->n ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+/* One error after the others: the unknown operators reported since entry
+ * `from`, grouped, with their counts, one per line, most calls first
+ * ("3 calls of 2 operators ...:" then "  aten::a: 2 calls"). */
+static void ts_m_unknown_summary(ts_fe_model *m, uint32_t from, ts_diag *d) {
+  uint32_t n = m->nunknown - from, ng = 0;
+  if (!n)
+    return;
+  ts_m_count *c = calloc(n, sizeof *c);
+  if (!c) {
+    ts_diag_error(d, "%s: out of memory", m->path);
+    return;
+  }
+  for (uint32_t i = from; i < m->nunknown; i++) {
+    uint32_t k = 0;
+    while (k < ng && strcmp(c[k].name, m->unknown[i]) != 0)
+      k++;
+    if (k == ng)
+      c[ng++].name = m->unknown[i];
+    c[k].n++;
+  }
+  qsort(c, ng, sizeof *c, ts_m_count_cmp);
+  ts_buf b = {0};
+  for (uint32_t k = 0; k < ng; k++)
+    ts_buf_printf(&b, "\n  %s: %u call%s", c[k].name, c[k].n, c[k].n == 1 ? "" : "s");
+  ts_diag_error(d, "%s: %u call%s of %u operator%s that neither tsaot nor PyTorch 1.13 knows:%s", m->path, n,
+                n == 1 ? "" : "s", ng, ng == 1 ? "" : "s", b.data ? b.data : " ?");
+  ts_buf_free(&b);
+  free(c);
+}
+
 ts_graph *ts_fe_model_method(ts_fe_model *m, const char *method, ts_diag *d) {
   ts_fe_fn *fn = ts_m_root_method(m, method, d);
   if (!fn)
     return NULL;
   bool fresh = fn->state == TS_FE_NOT_COMPILED;
+  uint32_t from = m->nunknown;
   ts_graph *g = ts_fe_fn_graph(m, fn, d);
   /* a method that failed still has its calls looked at, so that one run
    * reports every unknown operator */
   ts_graph *seen = g ? g : fn->graph;
   if (seen && fresh && !ts_m_compile_callees(m, seen->block, 0, d))
-    return NULL;
+    g = NULL;
+  ts_m_unknown_summary(m, from, d);
   return g;
 }
 

@@ -229,11 +229,8 @@ static bool ts_schema_fits(const ts_schema *s, const ts_node *n) {
   return true;
 }
 
-const ts_schema *ts_node_schema(const ts_node *n) {
-  if (!n || (unsigned)n->kind >= TS_K_COUNT)
-    return NULL;
-  uint32_t count;
-  const ts_schema *const *s = ts_op_schemas(n->kind, &count);
+/* The one of count schemas s that fits node n, as ts_node_schema picks. */
+static const ts_schema *ts_schemas_pick(const ts_schema *const *s, uint32_t count, const ts_node *n) {
   /* Graphs carry every argument, defaults included, so an overload taking
    * exactly the node's inputs wins over one whose extra arguments default
    * (aten::sum(%x, %none) is sum(self, dtype), not sum.dim_IntList). */
@@ -242,4 +239,20 @@ const ts_schema *ts_node_schema(const ts_node *n) {
       if ((pass == 1 || s[i]->vararg || s[i]->nargs == n->ninputs) && ts_schema_fits(s[i], n))
         return s[i];
   return NULL;
+}
+
+const ts_schema *ts_node_schema(const ts_node *n) {
+  if (!n || (unsigned)n->kind >= TS_K_COUNT)
+    return NULL;
+  uint32_t count;
+  const ts_schema *const *s = ts_op_schemas(n->kind, &count);
+  return ts_schemas_pick(s, count, n);
+}
+
+const ts_schema *ts_node_schema_pytorch(const ts_node *n) {
+  if (!n || n->kind != TS_K_OTHER || !n->kind_name)
+    return NULL;
+  uint32_t count;
+  const ts_schema *const *s = ts_op_pytorch_schemas(n->kind_name, strlen(n->kind_name), &count);
+  return s ? ts_schemas_pick(s, count, n) : NULL;
 }

@@ -577,7 +577,13 @@ static void ts_al_node(ts_alias_db *db, const ts_node *n) {
   default: break;
   }
   if (n->kind == TS_K_OTHER) {
-    ts_al_conservative(db, n);
+    /* an op PyTorch registers that the op table lacks: its schema says
+     * what it writes and aliases (ir/ops_pytorch.def) */
+    const ts_schema *pt = ts_node_schema_pytorch(n);
+    if (pt)
+      ts_al_schema(db, n, pt);
+    else
+      ts_al_conservative(db, n);
     return;
   }
   const ts_schema *s = ts_node_schema(n);

@@ -463,12 +463,16 @@ static bool fz_visit_use(fz *f, ts_node *n, uint32_t i, bool *written) {
   if (ts_node_is(n, TS_K_prim_If))
     return true;
   const ts_opdef *op = n->op;
-  if (n->kind == TS_K_OTHER || !op || ts_node_is(n, TS_K_prim_CallMethod) || ts_node_is(n, TS_K_prim_CallFunction) ||
+  /* an op PyTorch registers that the op table lacks (ir/ops_pytorch.def)
+   * has its schema: freezing reads it as PyTorch's does, so that a
+   * parameter a dead branch passes to one still freezes */
+  const ts_schema *pt = n->kind == TS_K_OTHER ? ts_node_schema_pytorch(n) : NULL;
+  if ((n->kind == TS_K_OTHER && !pt) || (!op && !pt) || ts_node_is(n, TS_K_prim_CallMethod) || ts_node_is(n, TS_K_prim_CallFunction) ||
       ts_node_is(n, TS_K_prim_SetAttr) || ts_node_is(n, TS_K_prim_fork) || n->nblocks) {
     *written = true; /* unknown effects (PyTorch's analyzeConservative) */
     return true;
   }
-  const ts_schema *s = ts_node_schema(n);
+  const ts_schema *s = pt ? pt : ts_node_schema(n);
   bool fresh = false;
   if (s) {
     const ts_arg *a = fz_schema_arg(s, i);

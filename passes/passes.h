@@ -198,6 +198,36 @@ bool ts_pass_list_check(const char *names, bool log_list, const char **bad, size
 uint32_t ts_pass_count_nodes(const ts_graph *g);
 uint32_t ts_pass_count_kind(const ts_graph *g, ts_kind k);
 
+/* What the passes leave of the operators tsaot has no kernel for: the
+ * nodes nothing runs (ts_rt_interp_no_kernel: PyTorch's ops the op table
+ * lacks, overloads without a kernel) that the graph still reaches after
+ * freezing, constant propagation and shape specialisation removed the
+ * branches that never run. One entry per op and source place (unrolled
+ * copies of a call are one place); `graphs` has bit i set when graph i of
+ * those collected reaches it. tsaot warns with the list (refuses it under
+ * --strict), tsaot-run --strict refuses it. */
+typedef struct ts_pass_missing {
+  const char *op; /* "aten::bernoulli_": the node's kind name */
+  ts_srcloc loc;  /* file NULL: none */
+  unsigned graphs;
+} ts_pass_missing;
+typedef struct ts_pass_missing_set {
+  ts_pass_missing *v; /* malloc'd */
+  uint32_t n, cap;
+  bool oom;
+} ts_pass_missing_set;
+/* Adds g's such nodes (nested blocks included) to s with bit `bit` (0..31). */
+void ts_pass_missing_collect(ts_pass_missing_set *s, const ts_graph *g, unsigned bit);
+void ts_pass_missing_free(ts_pass_missing_set *s);
+/* Writes s grouped by op, most places first ("  aten::bernoulli_: 2
+ * places"), then each place indented with its source line where
+ * `source` (may be NULL) has the file's text; a place reached only by the
+ * graphs of bit i (and no graph of bit 0) gets " (notes[i])" (notes may be
+ * NULL). Returns the number of ops. */
+uint32_t ts_pass_missing_print(ts_buf *b, const ts_pass_missing_set *s,
+                               const char *(*source)(void *ctx, const char *file, size_t *len), void *ctx,
+                               const char *const *notes, uint32_t nnotes);
+
 /* ====================================================== alias_analysis.c
  *
  * torch::jit::AliasDb: which values may share memory, built from the

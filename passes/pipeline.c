@@ -136,6 +136,140 @@ static uint32_t ts_pl_count_block(const ts_block *b, int kind, bool any) {
 uint32_t ts_pass_count_nodes(const ts_graph *g) { return ts_pl_count_block(g->block, 0, true); }
 uint32_t ts_pass_count_kind(const ts_graph *g, ts_kind k) { return ts_pl_count_block(g->block, (int)k, false); }
 
+/* ------------------------------------------------- no kernel, reachable */
+
+static bool ts_pl_same_place(const ts_srcloc *a, const ts_srcloc *b) {
+  if (!a->file || !b->file)
+    return a->file == b->file;
+  return a->line == b->line && a->col == b->col && strcmp(a->file, b->file) == 0;
+}
+
+static void ts_pl_missing_add(ts_pass_missing_set *s, const ts_node *n, unsigned bit) {
+  for (uint32_t i = 0; i < s->n; i++)
+    if (strcmp(s->v[i].op, n->kind_name) == 0 && ts_pl_same_place(&s->v[i].loc, &n->loc)) {
+      s->v[i].graphs |= 1u << bit;
+      return;
+    }
+  if (s->n == s->cap) {
+    uint32_t cap = s->cap ? s->cap * 2 : 16;
+    ts_pass_missing *v = cap > s->cap ? realloc(s->v, cap * sizeof *v) : NULL;
+    if (!v) {
+      s->oom = true;
+      return;
+    }
+    s->v = v;
+    s->cap = cap;
+  }
+  s->v[s->n++] = (ts_pass_missing){.op = n->kind_name, .loc = n->loc, .graphs = 1u << bit};
+}
+
+static void ts_pl_missing_block(ts_pass_missing_set *s, const ts_block *b, unsigned bit) {
+  for (const ts_node *x = ts_block_first(b); x != b->ret; x = x->next) {
+    if (ts_rt_interp_no_kernel(x))
+      ts_pl_missing_add(s, x, bit);
+    for (uint32_t i = 0; i < x->nblocks; i++)
+      ts_pl_missing_block(s, x->blocks[i], bit);
+    for (const ts_attr *a = x->attrs; a; a = a->next)
+      if (a->kind == TS_ATTR_GRAPH && a->u.g)
+        ts_pl_missing_block(s, a->u.g->block, bit);
+  }
+}
+
+void ts_pass_missing_collect(ts_pass_missing_set *s, const ts_graph *g, unsigned bit) {
+  if (g && bit < 32)
+    ts_pl_missing_block(s, g->block, bit);
+}
+
+void ts_pass_missing_free(ts_pass_missing_set *s) {
+  free(s->v);
+  *s = (ts_pass_missing_set){0};
+}
+
+/* Places per op, for the order of the groups. */
+static uint32_t ts_pl_missing_places(const ts_pass_missing_set *s, const char *op) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < s->n; i++)
+    n += strcmp(s->v[i].op, op) == 0;
+  return n;
+}
+
+/* The text of line `line` (1-based) of src, without its newline. */
+static void ts_pl_source_line(const char *src, size_t len, int32_t line, const char **start, size_t *n) {
+  *start = NULL;
+  *n = 0;
+  size_t i = 0;
+  for (int32_t l = 1; l < line && i < len; i++)
+    if (src[i] == '\n')
+      l++;
+  if (i >= len || line < 1)
+    return;
+  size_t e = i;
+  while (e < len && src[e] != '\n')
+    e++;
+  *start = src + i;
+  *n = e - i;
+}
+
+uint32_t ts_pass_missing_print(ts_buf *b, const ts_pass_missing_set *s,
+                               const char *(*source)(void *ctx, const char *file, size_t *len), void *ctx,
+                               const char *const *notes, uint32_t nnotes) {
+  /* the ops in order: most places first, then by name; each op's places in
+   * the order the graph has them */
+  bool *done = calloc(s->n ? s->n : 1, sizeof *done);
+  if (!done) {
+    b->failed = true;
+    return 0;
+  }
+  uint32_t nops = 0;
+  for (;;) {
+    int64_t best = -1;
+    uint32_t best_n = 0;
+    for (uint32_t i = 0; i < s->n; i++) {
+      if (done[i])
+        continue;
+      uint32_t k = ts_pl_missing_places(s, s->v[i].op);
+      if (best < 0 || k > best_n || (k == best_n && strcmp(s->v[i].op, s->v[best].op) < 0)) {
+        best = i;
+        best_n = k;
+      }
+    }
+    if (best < 0)
+      break;
+    nops++;
+    const char *op = s->v[best].op;
+    ts_buf_printf(b, "  %s: %u place%s\n", op, best_n, best_n == 1 ? "" : "s");
+    for (uint32_t i = 0; i < s->n; i++) {
+      const ts_pass_missing *m = &s->v[i];
+      if (done[i] || strcmp(m->op, op) != 0)
+        continue;
+      done[i] = true;
+      if (m->loc.file)
+        ts_buf_printf(b, "    %s:%d:%d", m->loc.file, (int)m->loc.line, (int)m->loc.col);
+      else
+        ts_buf_puts(b, "    (no source place)");
+      if (!(m->graphs & 1u) && notes)
+        for (uint32_t k = 1; k < nnotes && k < 32; k++)
+          if (m->graphs & (1u << k) && notes[k]) {
+            ts_buf_printf(b, " (%s)", notes[k]);
+            break;
+          }
+      size_t len = 0;
+      const char *src = m->loc.file && source ? source(ctx, m->loc.file, &len) : NULL;
+      const char *line = NULL;
+      size_t n = 0;
+      if (src)
+        ts_pl_source_line(src, len, m->loc.line, &line, &n);
+      while (n && (*line == ' ' || *line == '\t'))
+        line++, n--;
+      if (n)
+        ts_buf_printf(b, ": %.*s", (int)(n > 200 ? 200 : n), line);
+      ts_buf_putc(b, '\n');
+    }
+  }
+  free(done);
+  return nops;
+}
+
 /* ------------------------------------------------------------ running */
 
 double ts_pass_now(void) {

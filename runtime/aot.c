@@ -305,21 +305,16 @@ bool ts_rt_aot_node_supported(const ts_node *n, ts_diag *d) {
   default:
     break;
   }
-  if (n->kind == TS_K_OTHER) {
-    ts_diag_error(d, "unknown operator %s", n->kind_name);
-    return false;
-  }
+  /* an operator nothing runs (the op table lacks it, or it has no kernel):
+   * called, it fails as in the interpreter (ts_rt_interp_no_kernel), so
+   * that the rest of the graph stays compiled */
+  if (n->kind == TS_K_OTHER)
+    return true;
   if (n->nblocks)
     return ts_aot_unsupported(n, d);
-  const ts_schema *sc = ts_node_schema(n);
-  if (sc && ts_rt_kernel_for(sc))
+  if (ts_node_schema(n))
     return true;
-  if (!sc)
-    ts_diag_error(d, "no overload of %s matches its inputs", n->kind_name);
-  else if (sc->overload && sc->overload[0])
-    ts_diag_error(d, "operator %s.%s has no kernel", sc->name, sc->overload);
-  else
-    ts_diag_error(d, "operator %s has no kernel", sc->name);
+  ts_diag_error(d, "no overload of %s matches its inputs", n->kind_name);
   return false;
 }
 
@@ -1501,8 +1496,14 @@ static void ts_aot_run_error(ts_rt_aot_state *st) {
   ts_rt_ctx *c = &st->ctx;
   const char *msg = c->err.data && c->err.len ? c->err.data : "the model failed";
   ts_aot_text t = {.p = st->err, .cap = TS_AOT_ERR_CAP};
-  if (st->fail_node >= 0 && (uint64_t)st->fail_node < st->m->nnodes)
-    ts_aot_put(&t, "%s: ", st->m->nodes[st->fail_node].n->kind_name);
+  const ts_node *n = st->fail_node >= 0 && (uint64_t)st->fail_node < st->m->nnodes ? st->m->nodes[st->fail_node].n
+                                                                                     : NULL;
+  /* the node's source place as the interpreter gives it (the source line
+   * itself is not at hand), else its kind */
+  if (n && n->loc.file)
+    ts_aot_put(&t, "%s:%d:%d: error: ", n->loc.file, (int)n->loc.line, (int)n->loc.col);
+  else if (n)
+    ts_aot_put(&t, "%s: ", n->kind_name);
   if (c->exc_class)
     ts_aot_put(&t, "%s: ", c->exc_class);
   ts_aot_put(&t, "%s", msg);

@@ -139,8 +139,9 @@ uint32_t ts_rt_aot_number_nodes(ts_graph *g, ts_node **out);
 uint32_t ts_rt_aot_tensor_consts(ts_graph *g, ts_node **out);
 /* Whether the entry function can run node n through ts_rt_aot_call: it has
  * a kernel, or is one of the structural ops (lists, tuples, dicts,
- * ConstantChunk, an interpreted FusionGroup, ...). False with the reason in
- * d (prim::GetAttr on a module, CallMethod, ...). */
+ * ConstantChunk, an interpreted FusionGroup, ...), or nothing runs it
+ * (ts_rt_interp_no_kernel: the call fails as the interpreter's does). False
+ * with the reason in d (prim::GetAttr on a module, CallMethod, ...). */
 bool ts_rt_aot_node_supported(const ts_node *n, ts_diag *d);
 
 /* ------------------------------------- the ABI (aot.c), called by wrappers */

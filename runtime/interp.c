@@ -68,6 +68,7 @@ typedef enum ts_ip_op {
   TS_IP_TOLIST,
   TS_IP_CHUNK, /* prim::ConstantChunk: beg chunks along dim end */
   TS_IP_FUSION, /* prim::FusionGroup: runs cache_code, its Subgraph's code */
+  TS_IP_NO_KERNEL, /* an operator without a kernel: fails when it runs; name: the op (overload) */
 } ts_ip_op;
 
 typedef struct ts_ip_code ts_ip_code;
@@ -461,12 +462,48 @@ static void ts_ip_schema_name(ts_buf *b, const ts_schema *s) {
   }
 }
 
+/* An operator nothing runs: a node the op table lacks (TS_K_OTHER, such as
+ * the ops of ir/ops_pytorch.def) or one without a kernel. The code builds,
+ * and the instruction fails when it runs (ts_ip_no_kernel), so that a model
+ * naming it on a branch that is never taken runs. */
+static bool ts_ip_emit_no_kernel(ts_ip_build *b, const ts_node *n, const ts_schema *sc) {
+  uint32_t pc = ts_ip_emit_node(b, TS_IP_NO_KERNEL, n);
+  if (pc == UINT32_MAX)
+    return false;
+  const char *name = n->kind_name;
+  if (sc && sc->overload && sc->overload[0]) {
+    ts_buf nm = {0};
+    ts_ip_schema_name(&nm, sc);
+    /* the node's graph owns the text: it lives as long as the node */
+    name = nm.data ? ts_arena_strdup(&n->graph->arena, nm.data) : NULL;
+    ts_buf_free(&nm);
+  }
+  if (!name) {
+    b->oom = true;
+    return false;
+  }
+  b->code->insns[pc].name = name;
+  return true;
+}
+
+bool ts_rt_interp_no_kernel(const ts_node *n) {
+  if (n->kind == TS_K_OTHER)
+    return true;
+  /* what ts_ip_node does itself, or refuses while building the code */
+  if (n->nblocks || !n->op || (n->op->flags & TS_OPF_SPECIAL) || ts_node_is(n, TS_K_prim_unchecked_cast) ||
+      ts_node_is(n, TS_K_prim_unchecked_unwrap_optional) || ts_node_is(n, TS_K_prim_TupleIndex) ||
+      ts_node_is(n, TS_K_prim_tolist) || ts_node_is(n, TS_K_prim_isinstance))
+    return false;
+  const ts_schema *sc = ts_node_schema(n);
+  return sc && !ts_rt_kernel_for(sc);
+}
+
 /* A node found in the op table: its kernel, or the interpreter's own
  * version of a few trivial prim ops when no kernel file has one. */
 static bool ts_ip_emit_kernel(ts_ip_build *b, const ts_node *n) {
   ts_ip_sess *s = b->s;
   if (n->kind == TS_K_OTHER)
-    return ts_ip_fail_at(s, n, "unknown operator %s", n->kind_name);
+    return ts_ip_emit_no_kernel(b, n, NULL);
   const ts_schema *sc = ts_node_schema(n);
   ts_rt_kernel_fn fn = sc ? ts_rt_kernel_for(sc) : NULL;
   if (!fn) {
@@ -479,11 +516,7 @@ static bool ts_ip_emit_kernel(ts_ip_build *b, const ts_node *n) {
       return ts_ip_emit_node(b, op, n) != UINT32_MAX;
     if (!sc)
       return ts_ip_fail_at(s, n, "no overload of %s matches its inputs", n->kind_name);
-    ts_buf nm = {0};
-    ts_ip_schema_name(&nm, sc);
-    ts_ip_fail_at(s, n, "operator %s is not supported by the interpreter (no kernel)", nm.data ? nm.data : "?");
-    ts_buf_free(&nm);
-    return false;
+    return ts_ip_emit_no_kernel(b, n, sc);
   }
   uint32_t pc = ts_ip_emit_node(b, TS_IP_KERNEL, n);
   if (pc == UINT32_MAX)
@@ -1154,6 +1187,10 @@ static bool ts_ip_builtin(ts_ip_sess *s, ts_ip_insn *I, const ts_iv *in, ts_iv *
     return ts_ip_tolist(ctx, in, I->type, out);
   case TS_IP_FUSION:
     return ts_ip_call(s, I, I->cache_code, in, I->nin, out, I->nout);
+  case TS_IP_NO_KERNEL:
+    /* PyTorch's words for an operator without a kernel for the backend */
+    return ts_rt_fail(ctx, "Could not run '%s' with arguments from the 'CPU' backend: tsaot has no kernel for this "
+                      "operator", I->name);
   case TS_IP_CHUNK: {
     if (in[0].tag != TS_IV_TENSOR)
       return ts_rt_fail(ctx, "prim::ConstantChunk of a %s", ts_iv_tag_name(in[0]));

@@ -95,6 +95,8 @@ static const char *ts_rm_source_cb(void *ctx, const char *file, size_t *len) {
   return ts_fe_model_source_text(m->fe, file, len);
 }
 
+const char *ts_rt_model_source(void *m, const char *file, size_t *len) { return ts_rm_source_cb(m, file, len); }
+
 static const ts_rt_class *ts_rm_class_cb(void *ctx, const ts_type *type, ts_diag *d) {
   ts_rt_model *m = ctx;
   if (!type || type->kind != TS_TY_CLASS || !type->name) {

@@ -39,6 +39,9 @@ bool ts_rt_model_run_graph(ts_rt_model *m, ts_rt_ctx *ctx, const char *method, t
                            uint32_t nargs, ts_iv *ret, ts_buf *where);
 /* The root module object (borrowed). */
 ts_iv ts_rt_model_root(const ts_rt_model *m);
+/* The text of a code/ file of the archive, for messages (NULL: none). The
+ * shape of ts_rt_resolver.source: ctx is the model. */
+const char *ts_rt_model_source(void *m, const char *file, size_t *len);
 /* The default values of the parameters of a method's graph g from position
  * `given` (self is 0) on, into all[given..] (new references), as a call
  * that leaves them out gets them. False with the reason in ctx when one has

@@ -641,6 +641,13 @@ void ts_rt_interp_set_constants(ts_rt_interp *ip, ts_rt_const_fn fn, void *arg);
 bool ts_rt_interp_node(ts_rt_interp *ip, ts_rt_ctx *ctx, const ts_node *n, const ts_iv *in, uint32_t nin, ts_iv *out,
                        uint32_t nout);
 bool ts_rt_interp_prepare_node(ts_rt_interp *ip, ts_rt_ctx *ctx, const ts_node *n);
+/* Whether nothing runs node n: an operator the op table lacks (TS_K_OTHER,
+ * such as PyTorch's ops in ir/ops_pytorch.def) or an overload without a
+ * kernel. The interpreter builds such a node into an instruction that fails
+ * when it runs ("Could not run 'aten::bernoulli_' with arguments from the
+ * 'CPU' backend: ..."), so a branch never taken costs nothing; tsaot lists
+ * what the passes leave of them (passes/pipeline.c). */
+bool ts_rt_interp_no_kernel(const ts_node *n);
 
 /* -------------------------------------------------------------- profile.c */
 

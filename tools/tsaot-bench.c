@@ -744,7 +744,6 @@ int main(int argc, char **argv) {
   double compile_s = -1;
   ts_bench_progress prog_state = {.tty = isatty(2) != 0};
   ts_diag d = {0};
-  d.max_errors = 20;
   ts_rt_ctx ctx;
   ts_rt_ctx_init(&ctx, (int)o.threads);
   ts_bench_inputs in = {0};

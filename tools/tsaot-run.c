@@ -2,7 +2,7 @@
  * .npy files (../shared/DESIGN.md, "Command-line contract").
  *
  *   tsaot-run MODEL.pt ARG ... -o OUTDIR [--threads N] [--method NAME]
- *             [--optimize] [--passes LIST] [--print-after-all] [--stats]
+ *             [--optimize] [--passes LIST] [--print-after-all] [--stats] [--strict]
  *   tsaot-run MODEL.so ARG ... -o OUTDIR [--threads N] [--device cpu|cuda]
  *
  * A .pt runs in the reference interpreter; a .so (tsaot MODEL.pt -o
@@ -19,6 +19,12 @@
  * (passes/pipeline.c), specialised to the given inputs, so that the passes
  * are checked on a model before any code generation; --passes runs a list
  * of passes of one's own instead.
+ *
+ * An operator PyTorch registers that tsaot has no kernel for
+ * (ir/ops_pytorch.def) fails when a run reaches it, with its source line;
+ * on a branch never taken it costs nothing. --strict refuses, before the
+ * run, a graph that still names one (after the passes, with --optimize),
+ * listing them as tsaot does.
  *
  * Inputs: one per argument of the method after self (tools/tool_util.h):
  * an .npy file (a 0-d int64, float64 or bool array is an int, float or bool
@@ -79,6 +85,9 @@ static void ts_run_usage(FILE *f) {
           "  --print-after-all  print the graph after each pass to stderr\n"
           "                 (TSAOT_LOG=pass,pass prints it after the passes named)\n"
           "  --stats        print node counts before and after the passes to stderr\n"
+          "  --strict       (.pt) refuse a graph that reaches an operator tsaot has no\n"
+          "                 kernel for (after the passes with --optimize), listing them;\n"
+          "                 without it a run fails where it reaches one\n"
           "  -h, --help     this text\n"
           "\n"
           "An argument is one of:\n"
@@ -149,6 +158,21 @@ static bool ts_run_write(void *arg, ts_rt_tensor *t, ts_iv v) {
 
 /* ----------------------------------------------------- compiled models */
 
+/* Whether a message starts "FILE:LINE:COL: error: ", as compiled code
+ * places the error of a node with a source location. */
+static bool ts_run_placed(const char *e) {
+  const char *p = strstr(e, ": error: ");
+  for (int field = 0; p && field < 2; field++) {
+    const char *q = p;
+    while (q > e && q[-1] >= '0' && q[-1] <= '9')
+      q--;
+    if (q == p || q == e || q[-1] != ':')
+      return false;
+    p = q - 1;
+  }
+  return p != NULL && p > e;
+}
+
 /* Runs a compiled model (tsaot MODEL.pt -o MODEL.so): the model's name
  * from its exported tsaot_model_name, then NAME_run on the .npy inputs as
  * DLTensors (the library applies the 0-d rules), the outputs written as
@@ -210,7 +234,9 @@ static int ts_run_so(const char *path, const ts_tool_arg *args, uint32_t nargs, 
   }
   int r = f.run(dls, (int)slots.n, outs, cap, &nout);
   if (r != 0) {
-    fprintf(stderr, "error: %s\n", f.last_error());
+    /* a failing node's error comes placed ("file:line:col: error: ...") */
+    const char *e = f.last_error();
+    fprintf(stderr, "%s%s\n", ts_run_placed(e) ? "" : "error: ", e);
     nout = 0;
     goto out;
   }
@@ -257,9 +283,30 @@ out:
   return rc;
 }
 
+/* --strict: the operators without a kernel that graph g reaches, listed as
+ * tsaot lists them; false (the model refused) when there is one. */
+static bool ts_run_strict(ts_rt_model *m, const ts_graph *g, const char *path, const char *method) {
+  ts_pass_missing_set s = {0};
+  ts_pass_missing_collect(&s, g, 0);
+  bool ok = !s.oom && !s.n;
+  if (s.oom)
+    fprintf(stderr, "tsaot-run: out of memory\n");
+  else if (s.n) {
+    ts_buf b = {0};
+    uint32_t nops = ts_pass_missing_print(&b, &s, ts_rt_model_source, m, NULL, 0);
+    fprintf(stderr, "tsaot-run: %s: error: %s reaches %u operator%s that tsaot has no kernel for, at %u place%s; "
+                    "refused (--strict)\n%s",
+            path, method, nops, nops == 1 ? "" : "s", s.n, s.n == 1 ? "" : "s",
+            b.data && !b.failed ? b.data : "  (out of memory)\n");
+    ts_buf_free(&b);
+  }
+  ts_pass_missing_free(&s);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   const char *path = NULL, *outdir = NULL, *method = "forward", *passes = NULL, *log = NULL, *device = "cpu";
-  bool stats = false;
+  bool stats = false, strict = false;
   int nthreads = 0;
   const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
   int ninputs = 0;
@@ -279,6 +326,8 @@ int main(int argc, char **argv) {
       log = "all";
     } else if (strcmp(a, "--stats") == 0) {
       stats = true;
+    } else if (strcmp(a, "--strict") == 0) {
+      strict = true;
     } else if (strcmp(a, "--passes") == 0) {
       if (++i == argc) {
         fprintf(stderr, "tsaot-run: error: %s needs a value\n", a);
@@ -351,9 +400,9 @@ int main(int argc, char **argv) {
   }
   size_t plen = strlen(path);
   if (plen > 3 && strcmp(path + plen - 3, ".so") == 0) {
-    if (passes || log || stats || strcmp(method, "forward") != 0) {
-      fprintf(stderr, "tsaot-run: error: --method, --optimize, --passes, --print-after-all and --stats are for "
-                      "MODEL.pt, not a compiled MODEL.so\n");
+    if (passes || log || stats || strict || strcmp(method, "forward") != 0) {
+      fprintf(stderr, "tsaot-run: error: --method, --optimize, --passes, --print-after-all, --stats and --strict "
+                      "are for MODEL.pt, not a compiled MODEL.so (tsaot --strict refuses at compile time)\n");
       ts_tool_args_free(targs, ntargs);
       free(inputs);
       return 2;
@@ -373,7 +422,6 @@ int main(int argc, char **argv) {
   }
   int rc = 1;
   ts_diag d = {0};
-  d.max_errors = 50;
   ts_rt_ctx ctx;
   ts_rt_ctx_init(&ctx, nthreads);
   ts_iv *args = calloc((size_t)ntargs + 1, sizeof *args);
@@ -473,6 +521,8 @@ int main(int argc, char **argv) {
       fprintf(stderr, "tsaot-run: %s: %u nodes before the passes, %u after (%u prim::FusionGroup)\n", path,
               before, ts_pass_count_nodes(og), ts_pass_count_kind(og, TS_K_prim_FusionGroup));
   }
+  if (strict && !ts_run_strict(m, og ? og : g, path, method))
+    goto out;
   bool ok = ts_rt_model_run_graph(m, &ctx, method, og, args, ntargs, &ret, &where);
   if (ctx.out.len) {
     fwrite(ctx.out.data, 1, ctx.out.len, stdout);

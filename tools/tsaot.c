@@ -4,7 +4,7 @@
  *         [-c] [--name NAME] [-O0..-O3] [--no-fallback] [--device cpu|cuda]
  *         [--gpu-arch sm_XX] [--emit-ptx FILE]
  *         [--emit-llvm FILE] [--print-after-all] [--target T] [--cpu C]
- *         [--features F] [--time-limit S] [--memory-limit M] [-v]
+ *         [--features F] [--time-limit S] [--memory-limit M] [--strict] [-v]
  *
  * Compiles forward: the pass pipeline specialised to the input specs (from
  * example .npy files or spec texts, in argument order; none, str:TEXT,
@@ -13,7 +13,10 @@
  * ts_pass_spec_leaves), then code
  * generation (codegen/). Unless --no-fallback, the graph optimized without
  * a specialisation goes into the object too, for the interpreter to run
- * inputs the specialisation does not cover. The bytes run_static needs for
+ * inputs the specialisation does not cover. Operators PyTorch registers
+ * but tsaot has no kernel for (ir/ops_pytorch.def) load; what the passes
+ * leave of them is listed in one warning and fails when a run reaches it,
+ * or, with --strict, refuses the model. The bytes run_static needs for
  * run-time allocations are measured here: the specialised graph runs once
  * in the interpreter over a counting heap, on the examples (zeros for
  * --input specs).
@@ -62,6 +65,9 @@ static void ts_cc_usage(FILE *f) {
           "  -O0 .. -O3        LLVM optimization level (default: -O3)\n"
           "  --no-fallback     no interpreter in the output: inputs off the specialisation\n"
           "                    are an error (TSAOT_E_INPUT) instead of a slower run\n"
+          "  --strict          refuse a model whose optimized graph still reaches an operator\n"
+          "                    tsaot has no kernel for (without it: one warning lists them, and\n"
+          "                    a run that reaches one fails there)\n"
           "  --device cpu|cuda where the code runs (default: cpu); cuda also compiles every\n"
           "                    fusion group to PTX, embedded as NAME_cuda: the library runs\n"
           "                    on the CPU until NAME_set_device(\"cuda\") is called\n"
@@ -281,6 +287,35 @@ out:
   return bytes;
 }
 
+/* The operators without a kernel that the optimized graphs still reach
+ * (the passes removed the branches that never run): one warning listing
+ * them, grouped by op, with their places; under --strict an error. False
+ * when the model is refused. */
+static bool ts_cc_missing(ts_rt_model *m, const ts_graph *sg, const ts_graph *fg, bool strict, const char *path) {
+  ts_pass_missing_set s = {0};
+  ts_pass_missing_collect(&s, sg, 0);
+  ts_pass_missing_collect(&s, fg, 1);
+  if (s.oom) {
+    fprintf(stderr, "tsaot: out of memory\n");
+    ts_pass_missing_free(&s);
+    return false;
+  }
+  if (!s.n) {
+    ts_pass_missing_free(&s);
+    return true;
+  }
+  static const char *const notes[] = {NULL, "only inputs off the specialisation reach it"};
+  ts_buf b = {0};
+  uint32_t nops = ts_pass_missing_print(&b, &s, ts_rt_model_source, m, notes, 2);
+  fprintf(stderr, "tsaot: %s: %s: forward reaches %u operator%s that tsaot has no kernel for, at %u place%s; %s\n%s",
+          path, strict ? "error" : "warning", nops, nops == 1 ? "" : "s", s.n, s.n == 1 ? "" : "s",
+          strict ? "refused (--strict)" : "a run that reaches one fails there (--strict refuses such a model)",
+          b.data && !b.failed ? b.data : "  (out of memory)\n");
+  ts_buf_free(&b);
+  ts_pass_missing_free(&s);
+  return !strict;
+}
+
 /* --device cuda: the fusion groups as PTX (codegen/nvptx.c), embedded in
  * the CPU module as NAME_cuda and written to emit_ptx. */
 static bool ts_cc_cuda(ts_cg_module *mod, ts_graph *g, const char *name, const char *arch, const char *emit_ptx,
@@ -322,7 +357,7 @@ int main(int argc, char **argv) {
   const char *path = NULL, *out = NULL, *name = "model", *emit_llvm = NULL, *log = NULL;
   const char *device = "cpu", *gpu_arch = NULL, *emit_ptx = NULL;
   ts_cg_target_opts target = {.opt_level = 3};
-  bool object = false, no_fallback = false, verbose = false, emulate = false;
+  bool object = false, no_fallback = false, verbose = false, emulate = false, strict = false;
   const char **specs = calloc((size_t)argc + 1, sizeof *specs);
   uint32_t nspecs = 0;
   if (!specs) {
@@ -339,6 +374,8 @@ int main(int argc, char **argv) {
       object = true;
     } else if (!strcmp(a, "--no-fallback")) {
       no_fallback = true;
+    } else if (!strcmp(a, "--strict")) {
+      strict = true;
     } else if (!strcmp(a, "--cuda-emulate")) {
       emulate = true;
     } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
@@ -437,7 +474,6 @@ int main(int argc, char **argv) {
   double t0 = ts_cc_now();
   ts_arena_set_total_limit((size_t)(ts_cc_memory_limit * 1048576.0));
   ts_diag d = {0};
-  d.max_errors = 20;
   ts_rt_model *m = NULL;
   ts_graph *sg = NULL, *fg = NULL;
   const ts_type **types = NULL;
@@ -545,6 +581,8 @@ int main(int argc, char **argv) {
       goto done;
     }
   }
+  if (!ts_cc_missing(m, sg, fg, strict, path))
+    goto done;
   double t_passes = ts_cc_now() - t0;
   uint64_t heap = nargs ? ts_cc_measure_heap(m, sg, types, leaves, nleaves, verbose) : 0;
   double t_measure = ts_cc_now() - t0 - t_passes;

@@ -422,15 +422,31 @@ static void test_errors(void) {
   ts_graph_free(g);
   ts_buf_free(&where);
 
-  g = parse("graph(%x : int):\n"
-            "  %y : int = foo::bar(%x) # m.py:1:1\n"
+  /* an operator nothing runs: the code builds, a run that reaches it fails
+   * there with PyTorch's words; a branch not taken costs nothing */
+  g = parse("graph(%x : int, %c : bool):\n"
+            "  %y : int = prim::If(%c)\n"
+            "    block0():\n"
+            "      %z : int = foo::bar(%x) # m.py:1:1\n"
+            "      -> (%z)\n"
+            "    block1():\n"
+            "      -> (%x)\n"
             "  return (%y)\n");
   if (g) {
-    TS_CHECK(!run(g, &arg, 1, &ret, &where, true));
-    TS_CHECK_STREQ(where.data, "m.py:1:1: error: unknown operator foo::bar\n"
+    ts_iv a2[2] = {ts_iv_int(5), ts_iv_bool(false)};
+    TS_CHECK(run(g, a2, 2, &ret, NULL, false));
+    TS_CHECK(ret.tag == TS_IV_INT && ret.u.i == 5);
+    a2[1] = ts_iv_bool(true);
+    TS_CHECK(!run(g, a2, 2, &ret, &where, true));
+    TS_CHECK_STREQ(where.data, "m.py:1:1: error: Could not run 'foo::bar' with arguments from the 'CPU' backend: "
+                               "tsaot has no kernel for this operator\n"
                                "def f(l):\n"
                                "^\n"
-                               "|unknown operator foo::bar");
+                               "|Could not run 'foo::bar' with arguments from the 'CPU' backend: tsaot has no kernel "
+                               "for this operator");
+    const ts_node *bar = ts_block_first(ts_block_first(g->block)->blocks[0]);
+    TS_CHECK(ts_rt_interp_no_kernel(bar));
+    TS_CHECK(!ts_rt_interp_no_kernel(ts_block_first(g->block)));
   }
   ts_graph_free(g);
   ts_buf_free(&where);
