@@ -661,6 +661,220 @@ static void sr_adaptive_pool(ts_sr_call *c) {
   }
 }
 
+/* grid_sampler / _2d / _3d(input [N, C, (D,) H, W], grid [N, (D',) H',
+ * W', nsp]): [N, C, (D',) H', W'], contiguous, the input's dtype */
+static void sr_grid_sampler(ts_sr_call *c) {
+  ts_sr_shape x, g, out;
+  if (!ts_sr_tensor(c, 0, &x) || !ts_sr_tensor(c, 1, &g))
+    return;
+  sr_like(&out, &x);
+  int32_t want = c->node->kind == TS_K_aten_grid_sampler_2d ? 4 : c->node->kind == TS_K_aten_grid_sampler_3d ? 5 : -1;
+  if (x.rank >= 0 && g.rank >= 0 && x.rank == g.rank && (x.rank == 4 || x.rank == 5) &&
+      (want < 0 || x.rank == want)) {
+    out.rank = x.rank;
+    out.sizes[0] = x.sizes[0] >= 0 ? x.sizes[0] : g.sizes[0];
+    out.sizes[1] = x.sizes[1];
+    for (int32_t i = 2; i < x.rank; i++)
+      out.sizes[i] = g.sizes[i - 1];
+    ts_sr_contiguous(&out);
+  }
+  ts_sr_set(c, 0, &out);
+}
+
+/* affine_grid_generator(theta, size [N, C, (D,) H, W], align_corners):
+ * [N, (D,) H, W, nsp], contiguous, theta's dtype */
+static void sr_affine_grid(ts_sr_call *c) {
+  ts_sr_shape t, out;
+  if (!ts_sr_tensor(c, 0, &t))
+    return;
+  sr_like(&out, &t);
+  int64_t sz[TS_SR_MAX_RANK];
+  int32_t n;
+  if (ts_sr_size_list(c, 1, sz, &n, TS_SR_MAX_RANK)) {
+    if (n != 4 && n != 5)
+      return;
+    out.rank = n;
+    out.sizes[0] = sz[0] == TS_SR_UNKNOWN ? -1 : sz[0];
+    for (int32_t i = 2; i < n; i++)
+      out.sizes[i - 1] = sz[i] == TS_SR_UNKNOWN ? -1 : sz[i];
+    out.sizes[n - 1] = n - 2;
+    for (int32_t i = 0; i < n; i++)
+      if (out.sizes[i] < 0 && out.sizes[i] > -2)
+        out.sizes[i] = -1;
+    ts_sr_contiguous(&out);
+  }
+  ts_sr_set(c, 0, &out);
+}
+
+/* floor division (ATen's div_rtn) */
+static int64_t sr_div_rtn(int64_t a, int64_t b) {
+  int64_t q = a / b, r = a % b;
+  return r != 0 && ((r < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* Two-element int[2] arguments at i..i+n-1 into v (false if unknown). */
+static bool sr_pairs(ts_sr_call *c, uint32_t i, uint32_t n, int64_t v[][2]) {
+  for (uint32_t k = 0; k < n; k++) {
+    int64_t t[TS_SR_MAX_RANK];
+    int32_t m;
+    if (!ts_sr_int_list(c, i + k, t, &m, TS_SR_MAX_RANK) || m != 2)
+      return false;
+    v[k][0] = t[0], v[k][1] = t[1];
+    if (v[k][0] > (1 << 20) || v[k][1] > (1 << 20) || v[k][0] < -(1 << 20) || v[k][1] < -(1 << 20))
+      return false;
+  }
+  return true;
+}
+
+/* im2col(self [(N,) C, H, W], kernel_size, dilation, padding, stride):
+ * [(N,) C * kh * kw, L]; col2im(self [(N,) C * kh * kw, L], output_size,
+ * kernel_size, dilation, padding, stride): [(N,) C, oh, ow]; contiguous */
+static void sr_im2col(ts_sr_call *c) {
+  ts_sr_shape x, out;
+  if (!ts_sr_tensor(c, 0, &x))
+    return;
+  sr_like(&out, &x);
+  bool col2im = c->node->kind == TS_K_aten_col2im;
+  int64_t v[5][2];
+  int32_t r = col2im ? 2 : 3;
+  if (x.rank >= 0 && x.rank != r && x.rank != r + 1)
+    return;
+  if (x.rank >= 0 && sr_pairs(c, 1, col2im ? 5 : 4, v)) {
+    int64_t(*k)[2] = col2im ? v + 1 : v, (*d)[2] = k + 1, (*p)[2] = k + 2, (*st)[2] = k + 3;
+    if ((*k)[0] <= 0 || (*k)[1] <= 0 || (*d)[0] <= 0 || (*d)[1] <= 0 || (*st)[0] <= 0 || (*st)[1] <= 0)
+      return;
+    bool batched = x.rank == r + 1;
+    out.rank = col2im ? x.rank + 1 : x.rank - 1;
+    if (batched)
+      out.sizes[0] = x.sizes[0];
+    int64_t *o = out.sizes + (batched ? 1 : 0), *in = x.sizes + (batched ? 1 : 0);
+    if (!col2im) {
+      if ((*p)[0] < 0 || (*p)[1] < 0)
+        return;
+      int64_t bl[2];
+      for (int j = 0; j < 2; j++) {
+        bl[j] = in[1 + j] >= 0 ? sr_div_rtn(in[1 + j] + 2 * (*p)[j] - ((*d)[j] * ((*k)[j] - 1) + 1), (*st)[j]) + 1
+                               : -1;
+        if (in[1 + j] >= 0 && bl[j] < 1)
+          return;
+      }
+      o[0] = in[0] >= 0 ? in[0] * (*k)[0] * (*k)[1] : -1;
+      o[1] = bl[0] >= 0 && bl[1] >= 0 ? bl[0] * bl[1] : -1;
+    } else {
+      int64_t kk = (*k)[0] * (*k)[1];
+      if (in[0] >= 0 && in[0] % kk != 0)
+        return;
+      o[0] = in[0] >= 0 ? in[0] / kk : -1;
+      o[1] = v[0][0], o[2] = v[0][1];
+      if (o[1] < 0 || o[2] < 0)
+        return;
+    }
+    ts_sr_contiguous(&out);
+  }
+  ts_sr_set(c, 0, &out);
+}
+
+/* pixel_shuffle(self [*, C, H, W], r): [*, C / r^2, H * r, W * r];
+ * pixel_unshuffle: [*, C * r^2, H / r, W / r]; contiguous for a contiguous
+ * input (ATen keeps a channels-last one channels-last) */
+static void sr_pixel_shuffle(ts_sr_call *c) {
+  ts_sr_shape x, out;
+  int64_t f;
+  if (!ts_sr_tensor(c, 0, &x))
+    return;
+  sr_like(&out, &x);
+  if (x.rank >= 0 && x.rank < 3)
+    return;
+  if (x.rank >= 3 && ts_sr_int(c, 1, &f) && f > 0 && f < (1 << 20)) {
+    bool up = c->node->kind == TS_K_aten_pixel_shuffle;
+    out.rank = x.rank;
+    memcpy(out.sizes, x.sizes, (size_t)x.rank * sizeof *x.sizes);
+    int64_t *s = out.sizes + x.rank - 3, *in = x.sizes + x.rank - 3;
+    if (up) {
+      if (in[0] >= 0 && in[0] % (f * f) != 0)
+        return;
+      s[0] = in[0] >= 0 ? in[0] / (f * f) : -1;
+      s[1] = in[1] >= 0 ? in[1] * f : -1;
+      s[2] = in[2] >= 0 ? in[2] * f : -1;
+    } else {
+      if ((in[1] >= 0 && in[1] % f != 0) || (in[2] >= 0 && in[2] % f != 0))
+        return;
+      s[0] = in[0] >= 0 ? in[0] * f * f : -1;
+      s[1] = in[1] >= 0 ? in[1] / f : -1;
+      s[2] = in[2] >= 0 ? in[2] / f : -1;
+    }
+    for (int32_t i = 0; i < x.rank; i++)
+      if (out.sizes[i] < 0)
+        out.sizes[i] = -1;
+    if (ts_sr_is_contiguous(&x))
+      ts_sr_contiguous(&out);
+  }
+  ts_sr_set(c, 0, &out);
+}
+
+/* prelu(self, weight): self's shape and dtype, contiguous */
+static void sr_prelu(ts_sr_call *c) {
+  ts_sr_shape x, out;
+  if (!ts_sr_tensor(c, 0, &x))
+    return;
+  sr_like(&out, &x);
+  if (x.rank >= 0) {
+    out.rank = x.rank;
+    memcpy(out.sizes, x.sizes, (size_t)x.rank * sizeof *x.sizes);
+    ts_sr_contiguous(&out);
+  }
+  ts_sr_set(c, 0, &out);
+}
+
+/* glu(self, dim): dim halved */
+static void sr_glu(ts_sr_call *c) {
+  ts_sr_shape x, out;
+  int64_t dim, wd;
+  if (!ts_sr_tensor(c, 0, &x))
+    return;
+  sr_like(&out, &x);
+  if (x.rank >= 1 && ts_sr_int(c, 1, &dim) && ts_sr_wrap_dim(dim, x.rank, &wd)) {
+    if (x.sizes[wd] >= 0 && x.sizes[wd] % 2 != 0)
+      return;
+    out.rank = x.rank;
+    memcpy(out.sizes, x.sizes, (size_t)x.rank * sizeof *x.sizes);
+    out.sizes[wd] = x.sizes[wd] >= 0 ? x.sizes[wd] / 2 : -1;
+    if (ts_sr_is_contiguous(&x)) /* else TensorIterator follows the input's layout */
+      ts_sr_contiguous(&out);
+  } else if (x.rank == 0) {
+    return;
+  }
+  ts_sr_set(c, 0, &out);
+}
+
+/* cosine_similarity(x1, x2, dim, eps): the broadcast shape without dim, in
+ * the promoted (floating) dtype */
+static void sr_cosine_similarity(ts_sr_call *c) {
+  ts_sr_shape a, b, out;
+  int64_t dim, wd;
+  if (!ts_sr_tensor(c, 0, &a) || !ts_sr_tensor(c, 1, &b))
+    return;
+  sr_like(&out, &a);
+  /* a 0-d operand against a dimensioned one ranks lower in result_type: only same ranks promote here */
+  bool same_kind = a.rank >= 0 && b.rank >= 0 && (a.rank == 0) == (b.rank == 0);
+  out.dtype = a.dtype == b.dtype                                                  ? a.dtype
+              : same_kind && a.dtype != TS_DT_NONE && b.dtype != TS_DT_NONE ? ts_sr_promote(a.dtype, b.dtype)
+                                                                             : TS_DT_NONE;
+  if (out.dtype != TS_DT_NONE && !ts_sr_is_float(out.dtype))
+    return;
+  if (a.rank >= 0 && b.rank >= 0 && ts_sr_int(c, 2, &dim)) {
+    ts_sr_shape bc = a;
+    if (!ts_sr_broadcast(&bc, &b) || !ts_sr_wrap_dim(dim, bc.rank, &wd))
+      return;
+    out.rank = bc.rank > 0 ? bc.rank - 1 : 0;
+    for (int32_t i = 0, k = 0; i < bc.rank; i++)
+      if (i != wd)
+        out.sizes[k++] = bc.sizes[i];
+    ts_sr_contiguous(&out);
+  }
+  ts_sr_set(c, 0, &out);
+}
+
 /* The upsample family: upsample_nearest1d/2d/3d(self, output_size,
  * scales...), _upsample_nearest_exact*, upsample_linear1d /
  * bilinear2d / trilinear3d / bicubic2d and the _aa forms (self,
@@ -933,6 +1147,17 @@ const ts_sr_def ts_sr_rules_nn[] = {
     {"aten::_adaptive_avg_pool3d", sr_adaptive_pool},
     {"aten::adaptive_max_pool3d", sr_adaptive_pool},
     {"aten::adaptive_max_pool1d", sr_adaptive_pool},
+    {"aten::grid_sampler", sr_grid_sampler},
+    {"aten::grid_sampler_2d", sr_grid_sampler},
+    {"aten::grid_sampler_3d", sr_grid_sampler},
+    {"aten::affine_grid_generator", sr_affine_grid},
+    {"aten::im2col", sr_im2col},
+    {"aten::col2im", sr_im2col},
+    {"aten::pixel_shuffle", sr_pixel_shuffle},
+    {"aten::pixel_unshuffle", sr_pixel_shuffle},
+    {"aten::prelu", sr_prelu},
+    {"aten::glu", sr_glu},
+    {"aten::cosine_similarity", sr_cosine_similarity},
     {"aten::upsample_nearest1d", sr_upsample},
     {"aten::upsample_nearest1d.vec", sr_upsample},
     {"aten::upsample_nearest2d", sr_upsample},
