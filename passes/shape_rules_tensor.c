@@ -1,9 +1,10 @@
 /* passes/shape_rules_tensor.c: shape rules of the tensor ops that write
  * through indices, gather, scan or lay elements out anew
- * (runtime/kernels/index.c, layout.c, scan.c): index_put, take,
- * take_along_dim, meshgrid, tril/triu, diag, diagonal, diag_embed,
- * diagflat, tile, repeat_interleave, one_hot, cross, cummax/cummin,
- * logcumsumexp, copy.
+ * (runtime/kernels/index.c, layout.c, scan.c): index_put, scatter,
+ * scatter_add, scatter_reduce, index_add, index_copy, index_fill,
+ * masked_scatter, take, take_along_dim, meshgrid, tril/triu, diag,
+ * diagonal, diag_embed, diagflat, tile, repeat_interleave, one_hot, cross,
+ * cummax/cummin, logcumsumexp, copy.
  *
  * In-place forms keep self's type (strides included: they return self);
  * out-of-place forms are new tensors, contiguous when self is (the kernels
@@ -98,6 +99,19 @@ static void sr_take_along_dim(ts_sr_call *c) {
     if (!ts_sr_broadcast(&a, &ix))
       return;
   }
+  sr_fresh(c, in.dtype, a.sizes, a.rank, m, 2);
+}
+
+/* masked_scatter(self, mask, source): self and mask broadcast, self's
+ * dtype, a new contiguous tensor */
+static void sr_masked_scatter(ts_sr_call *c) {
+  ts_sr_shape in, mk;
+  if (!ts_sr_tensor(c, 0, &in) || !ts_sr_tensor(c, 1, &mk))
+    return;
+  const ts_sr_shape *m[2] = {&in, &mk};
+  ts_sr_shape a = in;
+  if (!ts_sr_broadcast(&a, &mk))
+    return;
   sr_fresh(c, in.dtype, a.sizes, a.rank, m, 2);
 }
 
@@ -376,6 +390,28 @@ const ts_sr_def ts_sr_rules_tensor[] = {
     {"aten::index_put_.hacked_twin", sr_self},
     {"aten::index_put", sr_copy_of_self},
     {"aten::index_put.hacked_twin", sr_copy_of_self},
+    {"aten::scatter_.src", sr_self},
+    {"aten::scatter_.value", sr_self},
+    {"aten::scatter_.reduce", sr_self},
+    {"aten::scatter_.value_reduce", sr_self},
+    {"aten::scatter_add_", sr_self},
+    {"aten::scatter_reduce_.two", sr_self},
+    {"aten::index_add_", sr_self},
+    {"aten::index_copy_", sr_self},
+    {"aten::index_fill_.int_Scalar", sr_self},
+    {"aten::index_fill_.int_Tensor", sr_self},
+    {"aten::masked_scatter_", sr_self},
+    {"aten::scatter.src", sr_copy_of_self},
+    {"aten::scatter.value", sr_copy_of_self},
+    {"aten::scatter.reduce", sr_copy_of_self},
+    {"aten::scatter.value_reduce", sr_copy_of_self},
+    {"aten::scatter_add", sr_copy_of_self},
+    {"aten::scatter_reduce.two", sr_copy_of_self},
+    {"aten::index_add", sr_copy_of_self},
+    {"aten::index_copy", sr_copy_of_self},
+    {"aten::index_fill.int_Scalar", sr_copy_of_self},
+    {"aten::index_fill.int_Tensor", sr_copy_of_self},
+    {"aten::masked_scatter", sr_masked_scatter},
     {"aten::meshgrid", sr_meshgrid},
     {"aten::meshgrid.indexing", sr_meshgrid},
     {"aten::take", sr_take},
