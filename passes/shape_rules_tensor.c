@@ -1,9 +1,10 @@
 /* passes/shape_rules_tensor.c: shape rules of the tensor ops that write
  * through indices, gather, scan or lay elements out anew
- * (runtime/kernels/index.c, layout.c, scan.c): index_put, take,
- * take_along_dim, meshgrid, tril/triu, diag, diagonal, diag_embed,
- * diagflat, tile, repeat_interleave, one_hot, cross, cummax/cummin,
- * logcumsumexp, copy.
+ * (runtime/kernels/index.c, layout.c, scan.c): index_put, scatter,
+ * scatter_add, scatter_reduce, index_add, index_copy, index_fill,
+ * masked_scatter, take, take_along_dim, einsum (einsum.c), meshgrid, tril/triu, diag,
+ * diagonal, diag_embed, diagflat, tile, repeat_interleave, one_hot, cross,
+ * cummax/cummin, logcumsumexp, copy.
  *
  * In-place forms keep self's type (strides included: they return self);
  * out-of-place forms are new tensors, contiguous when self is (the kernels
@@ -99,6 +100,156 @@ static void sr_take_along_dim(ts_sr_call *c) {
       return;
   }
   sr_fresh(c, in.dtype, a.sizes, a.rank, m, 2);
+}
+
+/* masked_scatter(self, mask, source): self and mask broadcast, self's
+ * dtype, a new contiguous tensor */
+static void sr_masked_scatter(ts_sr_call *c) {
+  ts_sr_shape in, mk;
+  if (!ts_sr_tensor(c, 0, &in) || !ts_sr_tensor(c, 1, &mk))
+    return;
+  const ts_sr_shape *m[2] = {&in, &mk};
+  ts_sr_shape a = in;
+  if (!ts_sr_broadcast(&a, &mk))
+    return;
+  sr_fresh(c, in.dtype, a.sizes, a.rank, m, 2);
+}
+
+/* ---------------------------------------------------------------- einsum */
+
+/* Broadcasts size s into *bs as einsum does (1 gives way; a known size
+ * beats an unknown one, which may only be 1 or equal): false when two known
+ * sizes clash (fails at run time). */
+static bool sr_es_size(int64_t *bs, int64_t s) {
+  if (s == 1 || s == *bs)
+    return true;
+  if (*bs == 1)
+    *bs = s;
+  else if (s >= 0 && *bs >= 0)
+    return false;
+  else if (s >= 0)
+    *bs = s;
+  else if (*bs < 0)
+    *bs = -1; /* two different unknowns */
+  return true;
+}
+
+static int sr_es_label(unsigned char ch) {
+  return ch >= 'A' && ch <= 'Z' ? ch - 'A' : ch >= 'a' && ch <= 'z' ? ch - 'a' + 26 : -1;
+}
+
+/* einsum(equation, tensors): the output's sizes from a constant equation
+ * (runtime/kernels/einsum.c's parse: labels broadcast across operands, the
+ * ellipsis' dims right-aligned); strides unknown (a permuted product). The
+ * dtype is the operands' one when they share a floating one (integers may
+ * widen in its sums). */
+static void sr_einsum(ts_sr_call *c) {
+  enum { NOPS = 16, NL = 52 };
+  static _Thread_local ts_sr_shape ops[NOPS];
+  uint32_t n = 0;
+  ts_cval eq;
+  if (!ts_pass_const_get(c->node->inputs[0], &eq) || eq.kind != TS_CV_STR ||
+      !ts_sr_tensor_list(c, 1, ops, &n, NOPS) || n == 0)
+    return;
+  int64_t lsize[NL], ell[TS_SR_MAX_RANK];
+  int32_t count[NL] = {0}, ell_num = 0;
+  for (int k = 0; k < NL; k++)
+    lsize[k] = 1;
+  for (int k = 0; k < TS_SR_MAX_RANK; k++)
+    ell[k] = 1;
+  size_t arrow = eq.len;
+  for (size_t i = 0; i + 1 < eq.len; i++)
+    if (eq.s[i] == '-' && eq.s[i + 1] == '>') {
+      arrow = i;
+      break;
+    }
+  /* two passes over the inputs: the ellipsis' width, then the sizes */
+  for (int pass = 0; pass < 2; pass++) {
+    uint32_t op = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= arrow; i++) {
+      if (i < arrow && eq.s[i] != ',')
+        continue;
+      if (op >= n || ops[op].rank < 0)
+        return;
+      int32_t nl = 0, dim = 0;
+      bool has_ell = false;
+      for (size_t k = start; k < i; k++)
+        if (eq.s[k] == '.')
+          has_ell = true, k += 2;
+        else if (eq.s[k] != ' ')
+          nl++;
+      int32_t width = has_ell ? ops[op].rank - nl : 0;
+      if (width < 0 || (!has_ell && nl != ops[op].rank))
+        return;
+      if (pass == 0) {
+        if (width > ell_num)
+          ell_num = width;
+      } else {
+        for (size_t k = start; k < i; k++) {
+          unsigned char ch = (unsigned char)eq.s[k];
+          if (ch == ' ')
+            continue;
+          if (ch == '.') {
+            for (int32_t j = ell_num - width; j < ell_num; j++)
+              if (!sr_es_size(&ell[j], ops[op].sizes[dim++]))
+                return;
+            k += 2;
+            continue;
+          }
+          int l = sr_es_label(ch);
+          if (l < 0 || !sr_es_size(&lsize[l], ops[op].sizes[dim++]))
+            return;
+          count[l]++;
+        }
+      }
+      op++;
+      start = i + 1;
+    }
+    if (op != n)
+      return;
+  }
+  int64_t sizes[TS_SR_MAX_RANK];
+  int32_t rank = 0;
+  if (arrow == eq.len) {
+    for (int32_t j = 0; j < ell_num; j++)
+      sizes[rank++] = ell[j];
+    for (int l = 0; l < NL && rank < TS_SR_MAX_RANK; l++)
+      if (count[l] == 1)
+        sizes[rank++] = lsize[l];
+  } else {
+    for (size_t i = arrow + 2; i < eq.len; i++) {
+      unsigned char ch = (unsigned char)eq.s[i];
+      if (ch == ' ')
+        continue;
+      if (ch == '.') {
+        for (int32_t j = 0; j < ell_num && rank < TS_SR_MAX_RANK; j++)
+          sizes[rank++] = ell[j];
+        i += 2;
+        continue;
+      }
+      int l = sr_es_label(ch);
+      if (l < 0 || count[l] == 0 || rank >= TS_SR_MAX_RANK)
+        return;
+      sizes[rank++] = lsize[l];
+    }
+  }
+  int8_t dt = ops[0].dtype;
+  for (uint32_t i = 1; i < n; i++)
+    if (ops[i].dtype != dt)
+      dt = TS_DT_NONE;
+  if (!ts_sr_is_float(dt))
+    dt = TS_DT_NONE;
+  const ts_sr_shape *m[NOPS];
+  for (uint32_t i = 0; i < n; i++)
+    m[i] = &ops[i];
+  ts_sr_shape out;
+  ts_sr_unknown(&out);
+  out.dtype = dt;
+  ts_sr_meta_from(&out, m, n);
+  out.rank = rank;
+  memcpy(out.sizes, sizes, sizeof(int64_t) * (size_t)rank);
+  ts_sr_set(c, 0, &out);
 }
 
 /* ------------------------------------------------------------ meshgrid */
@@ -376,6 +527,29 @@ const ts_sr_def ts_sr_rules_tensor[] = {
     {"aten::index_put_.hacked_twin", sr_self},
     {"aten::index_put", sr_copy_of_self},
     {"aten::index_put.hacked_twin", sr_copy_of_self},
+    {"aten::scatter_.src", sr_self},
+    {"aten::scatter_.value", sr_self},
+    {"aten::scatter_.reduce", sr_self},
+    {"aten::scatter_.value_reduce", sr_self},
+    {"aten::scatter_add_", sr_self},
+    {"aten::scatter_reduce_.two", sr_self},
+    {"aten::index_add_", sr_self},
+    {"aten::index_copy_", sr_self},
+    {"aten::index_fill_.int_Scalar", sr_self},
+    {"aten::index_fill_.int_Tensor", sr_self},
+    {"aten::masked_scatter_", sr_self},
+    {"aten::scatter.src", sr_copy_of_self},
+    {"aten::scatter.value", sr_copy_of_self},
+    {"aten::scatter.reduce", sr_copy_of_self},
+    {"aten::scatter.value_reduce", sr_copy_of_self},
+    {"aten::scatter_add", sr_copy_of_self},
+    {"aten::scatter_reduce.two", sr_copy_of_self},
+    {"aten::index_add", sr_copy_of_self},
+    {"aten::index_copy", sr_copy_of_self},
+    {"aten::index_fill.int_Scalar", sr_copy_of_self},
+    {"aten::index_fill.int_Tensor", sr_copy_of_self},
+    {"aten::masked_scatter", sr_masked_scatter},
+    {"aten::einsum", sr_einsum},
     {"aten::meshgrid", sr_meshgrid},
     {"aten::meshgrid.indexing", sr_meshgrid},
     {"aten::take", sr_take},

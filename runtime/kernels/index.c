@@ -1,12 +1,16 @@
 /* runtime/kernels/index.c: the ops that write through indices, as PyTorch
  * 1.13 runs them on the CPU: index_put_ (advanced-index assignment, what
- * `x[idx] = v` compiles to), and the gathers take and take_along_dim.
+ * `x[idx] = v` compiles to), scatter_ (src, value, the deprecated add and
+ * multiply reductions), scatter_add_, scatter_reduce_ (sum, prod, mean,
+ * amax, amin, include_self), index_add_, index_copy_, index_fill_,
+ * masked_scatter_, and the gathers take and take_along_dim.
  *
  * In-place forms are the kernels; an out-of-place form is a clone of self
  * (contiguous) with the in-place kernel applied to it, as ATen's are. Where
  * several writes land on one element, they happen in the order of the
  * element walk (row-major over the indexing result), as ATen's serial CPU
  * loops do. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -632,11 +636,616 @@ static bool ix_k_take_along_dim(ts_rt_ctx *ctx, ts_rt_call *call) {
   return ok;
 }
 
+/* -------------------------------------------------------------- scatter */
+
+/* One element of dtype dt holding the number v (converted as a store
+ * converts: truncation toward zero into integers, nonzero into bool). */
+static void ix_scalar_elem(ts_iv v, ts_dtype dt, char *buf) {
+  if (v.tag == TS_IV_DOUBLE) ts_rt_store_f64(buf, dt, v.u.d);
+  else ts_rt_store_i64(buf, dt, v.tag == TS_IV_BOOL ? (int64_t)v.u.b : v.u.i);
+}
+
+/* A Scalar argument (int, float or bool). */
+static bool ix_arg_scalar(ts_rt_ctx *c, ts_rt_call *call, uint32_t i, ts_iv *out) {
+  if (!ts_rt_arg_check(c, call, i)) return false;
+  ts_iv v = call->in[i];
+  if (v.tag != TS_IV_INT && v.tag != TS_IV_DOUBLE && v.tag != TS_IV_BOOL) return ts_rt_arg_bad(c, call, i, "Scalar");
+  *out = v;
+  return true;
+}
+
+/* A reduction's name as the deprecated scatter (add, multiply) or
+ * scatter_reduce (sum, prod, mean, amax, amin) names it: *mean for mean. */
+static bool ix_reduce_op(ts_rt_ctx *c, const ts_rt_str *s, bool new_names, ix_op *op, bool *mean) {
+  *mean = false;
+  if (!new_names) {
+    if (s->len == 3 && memcmp(s->data, "add", 3) == 0) *op = IX_ADD;
+    else if (s->len == 8 && memcmp(s->data, "multiply", 8) == 0) *op = IX_MUL;
+    else return ts_rt_fail(c, "reduce argument must be either add or multiply.");
+    return true;
+  }
+  if (s->len == 3 && memcmp(s->data, "sum", 3) == 0) *op = IX_ADD;
+  else if (s->len == 4 && memcmp(s->data, "prod", 4) == 0) *op = IX_MUL;
+  else if (s->len == 4 && memcmp(s->data, "mean", 4) == 0) *op = IX_ADD, *mean = true;
+  else if (s->len == 4 && memcmp(s->data, "amax", 4) == 0) *op = IX_MAX;
+  else if (s->len == 4 && memcmp(s->data, "amin", 4) == 0) *op = IX_MIN;
+  else return ts_rt_fail(c, "reduce argument must be either sum, prod, mean, amax or amin.");
+  return true;
+}
+
+/* ATen's scatter_gather_dtype_check and scatter_shape_check (src NULL for
+ * the value forms); dim already wrapped. */
+static bool ix_scatter_check(ts_rt_ctx *c, const ts_rt_tensor *self, int64_t dim, const ts_rt_tensor *index,
+                             const ts_rt_tensor *src) {
+  int64_t ni = ts_rt_tensor_numel(index);
+  if (ni != 0 && index->dtype != TS_DT_INT64) return ts_rt_fail(c, "scatter(): Expected dtype int64 for index");
+  if (src && src->dtype != self->dtype) return ts_rt_fail(c, "scatter(): Expected self.dtype to be equal to src.dtype");
+  if (ni == 0) return true;
+  int32_t sd = self->ndim ? self->ndim : 1, id = index->ndim ? index->ndim : 1;
+  if (sd != id) return ts_rt_fail(c, "Index tensor must have the same number of dimensions as self tensor");
+  bool wrong = false;
+  for (int32_t d = 0; d < sd && !wrong; d++) {
+    int64_t is = index->ndim ? index->sizes[d] : 1, ss = self->ndim ? self->sizes[d] : 1;
+    if (d != dim && is > ss) wrong = true;
+  }
+  if (!wrong && src) {
+    for (int32_t d = 0; d < sd && !wrong; d++) {
+      int64_t is = index->ndim ? index->sizes[d] : 1, rd = d;
+      /* src.size(d), which refuses a d past a src of fewer dims */
+      if (src->ndim && !ts_rt_wrap_dim(c, d, src->ndim, &rd)) return false;
+      int64_t rs = src->ndim ? src->sizes[rd] : 1;
+      if (is > rs) wrong = true;
+    }
+  }
+  char b1[IX_SHAPE_CAP], b2[IX_SHAPE_CAP], b3[IX_SHAPE_CAP];
+  if (src) {
+    if (wrong)
+      return ts_rt_fail(c, "Expected index %s to be smaller than self %s apart from dimension %lld and to be smaller "
+                        "size than src %s", ix_fmt_shape(b1, sizeof b1, index->ndim, index->sizes),
+                        ix_fmt_shape(b2, sizeof b2, self->ndim, self->sizes), (long long)dim,
+                        ix_fmt_shape(b3, sizeof b3, src->ndim, src->sizes));
+    /* the kernel's own check, after the shape check */
+    if ((src->ndim ? src->ndim : 1) != id)
+      return ts_rt_fail(c, "Index tensor must have the same number of dimensions as src tensor");
+  } else if (wrong) {
+    return ts_rt_fail(c, "Expected index %s to be smaller than self %s apart from dimension %lld",
+                      ix_fmt_shape(b1, sizeof b1, index->ndim, index->sizes),
+                      ix_fmt_shape(b2, sizeof b2, self->ndim, self->sizes), (long long)dim);
+  }
+  return true;
+}
+
+/* The scatter walk: for every position p of index (row-major), self at p
+ * with dim replaced by index[p] (bounds-checked) OP= src at p, or the one
+ * element `value`. counts (not NULL): per element of self (row-major
+ * linear index) the number of values written to it. */
+static bool ix_scatter_walk(ts_rt_ctx *c, ts_rt_tensor *self, int64_t dim, const ts_rt_tensor *index,
+                            const ts_rt_tensor *src, const char *value, ix_op op, int64_t *counts) {
+  int64_t n = ts_rt_tensor_numel(index);
+  if (n == 0) return true;
+  int32_t nd = index->ndim ? index->ndim : 1;
+  int64_t isz[TS_RT_MAX_DIMS], ist[TS_RT_MAX_DIMS], sst[TS_RT_MAX_DIMS], rst[TS_RT_MAX_DIMS], lst[TS_RT_MAX_DIMS];
+  int64_t ssz[TS_RT_MAX_DIMS];
+  for (int32_t d = 0; d < nd; d++) {
+    isz[d] = index->ndim ? index->sizes[d] : 1;
+    ist[d] = index->ndim ? index->strides[d] : 0;
+    ssz[d] = self->ndim ? self->sizes[d] : 1;
+    sst[d] = self->ndim ? self->strides[d] : 0;
+    rst[d] = src && d < src->ndim ? src->strides[d] : 0;
+  }
+  ts_rt_strides_contiguous(nd, ssz, lst);
+  int64_t dsize = ssz[dim], dstride = sst[dim], lstride = lst[dim];
+  sst[dim] = 0;
+  lst[dim] = 0;
+  ts_dtype dt = (ts_dtype)self->dtype;
+  size_t esz = ts_dtype_size(dt);
+  char *sp = (char *)self->storage->data;
+  const char *rp = src ? (const char *)src->storage->data : NULL;
+  const int64_t *ip = index->storage->data;
+  int64_t pos[TS_RT_MAX_DIMS] = {0}, offs[4] = {index->offset, self->offset, src ? src->offset : 0, 0};
+  const int64_t *strides[4] = {ist, sst, rst, lst};
+  for (int64_t k = 0; k < n; k++) {
+    int64_t v = ip[offs[0]];
+    if (v < 0 || v >= dsize)
+      return ts_rt_fail(c, "index %lld is out of bounds for dimension %lld with size %lld", (long long)v,
+                        (long long)dim, (long long)dsize);
+    ix_apply(op, sp + (size_t)(offs[1] + v * dstride) * esz, src ? rp + (size_t)offs[2] * esz : value, dt);
+    if (counts) counts[offs[3] + v * lstride]++;
+    ix_step(nd, isz, pos, 4, strides, offs);
+  }
+  return true;
+}
+
+/* The largest and smallest values of dt (infinities for floats): scatter_
+ * reduce's identities for amax and amin when self is left out. */
+static void ix_extreme(ts_dtype dt, bool lowest, char *buf) {
+  switch (dt) {
+  case TS_DT_UINT8: ts_rt_store_i64(buf, dt, lowest ? 0 : 255); return;
+  case TS_DT_INT8: ts_rt_store_i64(buf, dt, lowest ? -128 : 127); return;
+  case TS_DT_INT16: ts_rt_store_i64(buf, dt, lowest ? -32768 : 32767); return;
+  case TS_DT_INT32: ts_rt_store_i64(buf, dt, lowest ? INT32_MIN : INT32_MAX); return;
+  case TS_DT_INT64: ts_rt_store_i64(buf, dt, lowest ? INT64_MIN : INT64_MAX); return;
+  case TS_DT_BOOL: ts_rt_store_i64(buf, dt, lowest ? 0 : 1); return;
+  default: ts_rt_store_f64(buf, dt, lowest ? -INFINITY : INFINITY); return;
+  }
+}
+
+/* scatter_ / scatter_add_ / scatter_reduce_ on self (in place). src NULL:
+ * the value form (value a number). mean: scatter_reduce's mean (a sum,
+ * then divided by the count of values, self included when include_self;
+ * integers by floor division). */
+static bool ix_scatter_(ts_rt_ctx *c, ts_rt_tensor *self, int64_t dim, const ts_rt_tensor *index,
+                        const ts_rt_tensor *src, ts_iv value, ix_op op, bool mean, bool include_self) {
+  if (!ts_rt_wrap_dim(c, dim, self->ndim, &dim)) return false;
+  if (!ix_scatter_check(c, self, dim, index, src)) return false;
+  ts_dtype dt = (ts_dtype)self->dtype;
+  if (mean && dt == TS_DT_BOOL)
+    return ts_rt_fail(c, "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
+  char one[8];
+  if (!src) ix_scalar_elem(value, dt, one);
+  if (!include_self) {
+    char init[8];
+    if (op == IX_MAX || op == IX_MIN) ix_extreme(dt, op == IX_MAX, init);
+    else ts_rt_store_i64(init, dt, op == IX_MUL ? 1 : 0);
+    if (!ix_scatter_walk(c, self, dim, index, NULL, init, IX_SET, NULL)) return false;
+  }
+  int64_t numel = ts_rt_tensor_numel(self);
+  int64_t *counts = NULL;
+  if (mean) {
+    counts = ts_rt_calloc((size_t)(numel > 0 ? numel : 1), sizeof(int64_t));
+    if (!counts) return ts_rt_oom(c);
+  }
+  bool ok = ix_scatter_walk(c, self, dim, index, src, src ? NULL : one, op, counts);
+  if (ok && mean && numel > 0) {
+    /* self / count where something was scattered (elsewhere count is 1) */
+    size_t esz = ts_dtype_size(dt);
+    char *sp = (char *)self->storage->data;
+    bool is_float = ts_rt_dtype_is_float(dt);
+    int64_t pos[TS_RT_MAX_DIMS] = {0}, off[1] = {self->offset};
+    const int64_t *st[1] = {self->strides};
+    for (int64_t k = 0; k < numel; k++) {
+      int64_t cnt = counts[k] + (include_self ? 1 : 0);
+      if (counts[k] > 0 && cnt > 1) {
+        char *e = sp + (size_t)off[0] * esz;
+        if (dt == TS_DT_FLOAT32) {
+          float x;
+          memcpy(&x, e, 4);
+          x = x / (float)cnt;
+          memcpy(e, &x, 4);
+        } else if (is_float) {
+          /* double divides in double; the half types through float */
+          double x = ts_rt_load_f64(e, dt);
+          ts_rt_store_f64(e, dt, dt == TS_DT_FLOAT64 ? x / (double)cnt : (double)((float)x / (float)cnt));
+        } else {
+          int64_t x = ts_rt_load_i64(e, dt), q = x / cnt;
+          if ((x % cnt != 0) && ((x < 0) != (cnt < 0))) q--;
+          ts_rt_store_i64(e, dt, q);
+        }
+      }
+      ix_step(self->ndim, self->sizes, pos, 1, st, off);
+    }
+  }
+  ts_rt_free(counts);
+  return ok;
+}
+
+/* The kernels' arguments: (self, dim, index, src | value[, reduce]). */
+typedef struct ix_scatter_args {
+  ts_rt_tensor *self, *index, *src;
+  int64_t dim;
+  ts_iv value;
+  ix_op op;
+  bool mean, include_self;
+} ix_scatter_args;
+
+/* form: 's' src, 'v' value; reduce_at: the argument holding the reduce
+ * name (0: none); new_names: scatter_reduce's names. */
+static bool ix_scatter_args_get(ts_rt_ctx *c, ts_rt_call *call, char form, uint32_t reduce_at, bool new_names,
+                                ix_scatter_args *a) {
+  a->src = NULL;
+  a->value = ts_iv_none();
+  a->op = IX_SET;
+  a->mean = false;
+  a->include_self = true;
+  if (!ts_rt_arg_tensor(c, call, 0, &a->self) || !ts_rt_arg_int(c, call, 1, &a->dim) ||
+      !ts_rt_arg_tensor(c, call, 2, &a->index))
+    return false;
+  if (form == 's' ? !ts_rt_arg_tensor(c, call, 3, &a->src) : !ix_arg_scalar(c, call, 3, &a->value)) return false;
+  if (reduce_at) {
+    const ts_rt_str *r = NULL;
+    if (!ts_rt_arg_str(c, call, reduce_at, &r) || !ix_reduce_op(c, r, new_names, &a->op, &a->mean)) return false;
+  }
+  if (new_names && !ts_rt_arg_bool(c, call, reduce_at + 1, &a->include_self)) return false;
+  return true;
+}
+
+/* In place (self returned) or on a copy of self. */
+static bool ix_scatter_run(ts_rt_ctx *c, ts_rt_call *call, const ix_scatter_args *a, bool inplace) {
+  ts_rt_tensor *t = a->self;
+  if (!inplace && !(t = ts_rt_clone(c, a->self))) return false;
+  if (!ix_scatter_(c, t, a->dim, a->index, a->src, a->value, a->op, a->mean, a->include_self)) {
+    if (!inplace) ts_rt_tensor_release(t);
+    return false;
+  }
+  return inplace ? ix_put_self(call, t) : ix_put(call, t);
+}
+
+#define IX_SCATTER_KERNEL(fn, form, reduce_at, new_names, op0, inplace)                                             \
+  static bool fn(ts_rt_ctx *ctx, ts_rt_call *call) {                                                                \
+    ix_scatter_args a;                                                                                              \
+    if (!ix_scatter_args_get(ctx, call, form, reduce_at, new_names, &a)) return false;                              \
+    if (!(reduce_at)) a.op = op0;                                                                                   \
+    return ix_scatter_run(ctx, call, &a, inplace);                                                                  \
+  }
+
+IX_SCATTER_KERNEL(ix_k_scatter__src, 's', 0, false, IX_SET, true)
+IX_SCATTER_KERNEL(ix_k_scatter__value, 'v', 0, false, IX_SET, true)
+IX_SCATTER_KERNEL(ix_k_scatter__reduce, 's', 4, false, IX_SET, true)
+IX_SCATTER_KERNEL(ix_k_scatter__value_reduce, 'v', 4, false, IX_SET, true)
+IX_SCATTER_KERNEL(ix_k_scatter_src, 's', 0, false, IX_SET, false)
+IX_SCATTER_KERNEL(ix_k_scatter_value, 'v', 0, false, IX_SET, false)
+IX_SCATTER_KERNEL(ix_k_scatter_reduce_old, 's', 4, false, IX_SET, false)
+IX_SCATTER_KERNEL(ix_k_scatter_value_reduce, 'v', 4, false, IX_SET, false)
+IX_SCATTER_KERNEL(ix_k_scatter_add_, 's', 0, false, IX_ADD, true)
+IX_SCATTER_KERNEL(ix_k_scatter_add, 's', 0, false, IX_ADD, false)
+IX_SCATTER_KERNEL(ix_k_scatter_reduce_, 's', 4, true, IX_SET, true)
+IX_SCATTER_KERNEL(ix_k_scatter_reduce, 's', 4, true, IX_SET, false)
+
+/* ------------------------------------------- index_add, index_copy, index_fill */
+
+/* Index element k of a 0-d or 1-d int64/int32 tensor. */
+static int64_t ix_index_at(const ts_rt_tensor *index, int64_t k) {
+  const char *p = (const char *)index->storage->data;
+  int64_t off = index->offset + (index->ndim ? k * index->strides[0] : 0);
+  return index->dtype == TS_DT_INT32 ? ((const int32_t *)p)[off] : ((const int64_t *)p)[off];
+}
+
+/* Calls the kernel of schema `name` on in[0..nin); drops its result. */
+static bool ix_call_drop(ts_rt_ctx *c, const char *name, ts_iv *in, uint32_t nin) {
+  ts_rt_kernel_fn fn = ts_rt_kernel_by_name(name);
+  if (!fn) return ts_rt_fail(c, "no kernel for %s", name);
+  ts_iv out[1];
+  ts_rt_call sub = {in, nin, out, 1, NULL};
+  if (!fn(c, &sub)) return false;
+  ts_iv_release(out[0]);
+  return true;
+}
+
+/* index_add_(self, dim, index, source, alpha): as ATen's CPU loop: for a
+ * self of 2 or more dims, self.select(dim, index[i]).add_(source.select(
+ * dim, i), alpha) (add_'s broadcasting and errors); else element by
+ * element, self[index[i]] += source[i] * alpha in self's dtype. */
+static bool ix_index_add_(ts_rt_ctx *c, ts_rt_tensor *self, int64_t dim, const ts_rt_tensor *index,
+                          const ts_rt_tensor *src, ts_iv alpha) {
+  char b1[IX_SHAPE_CAP];
+  if (!ts_rt_wrap_dim(c, dim, self->ndim, &dim)) return false;
+  if (index->ndim > 1)
+    return ts_rt_fail(c, "index_add_(): Index is supposed to be a vector, but got dim: %d with type: %s and size: %s",
+                      (int)index->ndim, ts_rt_dtype_name((ts_dtype)index->dtype),
+                      ix_fmt_shape(b1, sizeof b1, index->ndim, index->sizes));
+  if (index->dtype != TS_DT_INT64 && index->dtype != TS_DT_INT32)
+    return ts_rt_fail(c, "index_add_(): Expected dtype int32/int64 for index but got: %s",
+                      ts_rt_dtype_name((ts_dtype)index->dtype));
+  if (self->dtype != src->dtype)
+    return ts_rt_fail(c, "index_add_(): self (%s) and source (%s) must have the same scalar type",
+                      ts_rt_dtype_name((ts_dtype)self->dtype), ts_rt_dtype_name((ts_dtype)src->dtype));
+  if (!(dim == 0 || dim < src->ndim))
+    return ts_rt_fail(c, "index_add_(): Indexing dim %lld is out of bounds of the source tensor with dim %d",
+                      (long long)dim, (int)src->ndim);
+  int64_t n = ts_rt_tensor_numel(index), ssize = src->ndim == 0 ? 1 : src->sizes[dim];
+  if (n != ssize)
+    return ts_rt_fail(c, "index_add_(): Number of indices (%lld) should be equal to source.size(dim): (%lld), for "
+                      "dim: %lld", (long long)n, (long long)ssize, (long long)dim);
+  int64_t dsize = self->ndim ? self->sizes[dim] : 1;
+  if (self->ndim > 1) {
+    for (int64_t i = 0; i < n; i++) {
+      int64_t v = ix_index_at(index, i);
+      if (v < 0 || v >= dsize) return ts_rt_fail(c, "index out of range in self");
+      ts_rt_tensor *ds = ts_rt_select(c, self, dim, v), *ss = ds ? ts_rt_select(c, src, dim, i) : NULL;
+      bool ok = false;
+      if (ss) {
+        ts_iv in[3] = {ts_iv_tensor(ds), ts_iv_tensor(ss), alpha};
+        ok = ix_call_drop(c, "aten::add_.Tensor", in, 3);
+      }
+      if (ds) ts_rt_tensor_release(ds);
+      if (ss) ts_rt_tensor_release(ss);
+      if (!ok) return false;
+    }
+    return true;
+  }
+  if (src->ndim > 1)
+    return ts_rt_fail(c, "source.dim() (%d) must one or zero for given self.dim() (%d)", (int)src->ndim,
+                      (int)self->ndim);
+  ts_dtype dt = (ts_dtype)self->dtype;
+  size_t esz = ts_dtype_size(dt);
+  char a[8], tmp[8];
+  ix_scalar_elem(alpha, dt, a);
+  char *sp = (char *)self->storage->data;
+  const char *rp = (const char *)src->storage->data;
+  int64_t sstr = self->ndim ? self->strides[0] : 0, rstr = src->ndim ? src->strides[0] : 0;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t v = ix_index_at(index, i);
+    if (v < 0 || v >= dsize) return ts_rt_fail(c, "index out of range in self");
+    memcpy(tmp, rp + (size_t)(src->offset + i * rstr) * esz, esz);
+    ix_apply(IX_MUL, tmp, a, dt);
+    ix_apply(IX_ADD, sp + (size_t)(self->offset + v * sstr) * esz, tmp, dt);
+  }
+  return true;
+}
+
+/* "3 5": a vector as ATen's index_copy_ message prints it. */
+static const char *ix_fmt_sliced(char *buf, size_t cap, const ts_rt_tensor *t, int64_t dim) {
+  size_t len = 0;
+  buf[0] = 0;
+  for (int32_t d = 0; d < t->ndim && len + 24 < cap; d++)
+    if (d != dim) len += (size_t)snprintf(buf + len, cap - len, "%s%lld", len ? " " : "", (long long)t->sizes[d]);
+  return buf;
+}
+
+/* index_copy_(self, dim, index, source): self.select(dim, index[i]) =
+ * source.select(dim, i), ATen's checks and messages. */
+static bool ix_index_copy_(ts_rt_ctx *c, ts_rt_tensor *self, int64_t dim, const ts_rt_tensor *index,
+                           const ts_rt_tensor *src) {
+  if (!ts_rt_wrap_dim(c, dim, self->ndim, &dim)) return false;
+  if (index->ndim >= 2)
+    return ts_rt_fail(c, "index_copy_(): Index should have dimension 1 or 0 (got %d)", (int)index->ndim);
+  int64_t n = ts_rt_tensor_numel(index);
+  if (src->ndim == 0 && n != 1)
+    return ts_rt_fail(c, "index_copy_(): When source is scalar, index should have one element (got %lld)",
+                      (long long)n);
+  if (src->ndim != self->ndim && src->ndim != 0 && self->ndim != 0)
+    return ts_rt_fail(c, "index_copy_(): When source and destination are not scalars, their dimensionality must "
+                      "match. Source dimensionality (%d), destination dimensionality (%d)", (int)src->ndim,
+                      (int)self->ndim);
+  if (index->dtype != TS_DT_INT64)
+    return ts_rt_fail(c, "index_copy_(): Expected a long tensor for index, but got %s",
+                      ts_rt_dtype_name((ts_dtype)index->dtype));
+  if (self->dtype != src->dtype)
+    return ts_rt_fail(c, "index_copy_(): self and source expected to have the same dtype, but got (self) %s and "
+                      "(source) %s", ts_rt_dtype_name((ts_dtype)self->dtype), ts_rt_dtype_name((ts_dtype)src->dtype));
+  bool same = self->ndim - (self->ndim > 0) == src->ndim - (src->ndim > 0);
+  for (int32_t d = 0; same && d < self->ndim; d++)
+    if (d != dim && self->sizes[d] != src->sizes[d]) same = false;
+  if (!same) {
+    char b1[IX_SHAPE_CAP], b2[IX_SHAPE_CAP];
+    return ts_rt_fail(c, "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                      "shape: %s at dimension %lld and source slice shape: %s at dimension 0.",
+                      ix_fmt_sliced(b1, sizeof b1, self, dim), (long long)dim, ix_fmt_sliced(b2, sizeof b2, src, dim));
+  }
+  if (src->ndim != 0 && n != src->sizes[dim])
+    return ts_rt_fail(c, "index_copy_(): Number of indices (%lld) should be equal to source.size(dim) (%lld)",
+                      (long long)n, (long long)src->sizes[dim]);
+  int64_t dsize = self->ndim ? self->sizes[dim] : 1;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t v = ix_index_at(index, i);
+    if (v < 0 || v >= dsize)
+      return ts_rt_fail(c, "index_copy_(): index %lld is out of bounds for dimension %lld with size %lld",
+                        (long long)v, (long long)dim, (long long)dsize);
+    ts_rt_tensor *ds = self->ndim ? ts_rt_select(c, self, dim, v) : self;
+    ts_rt_tensor *ss = ds && src->ndim ? ts_rt_select(c, src, dim, i) : (ts_rt_tensor *)src;
+    bool ok = ds && ss && ts_rt_tensor_copy_(c, ds, ss);
+    if (ds && ds != self) ts_rt_tensor_release(ds);
+    if (ss && ss != src) ts_rt_tensor_release(ss);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/* index_fill_(self, dim, index, value): self.select(dim, index[i]) =
+ * value (a number or a 0-d tensor, converted to self's dtype); negative
+ * indices count from the end. */
+static bool ix_index_fill_(ts_rt_ctx *c, ts_rt_tensor *self, int64_t dim, const ts_rt_tensor *index,
+                           const ts_rt_tensor *value) {
+  if (!ts_rt_wrap_dim(c, dim, self->ndim, &dim)) return false;
+  if (index->dtype != TS_DT_INT64) return ts_rt_fail(c, "index_fill_(): Expected dtype int64 for index.");
+  if (index->ndim > 1) return ts_rt_fail(c, "Index has to be a vector/scalar");
+  if (value->ndim != 0)
+    return ts_rt_fail(c, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with %d "
+                      "dimension(s).", (int)value->ndim);
+  int64_t n = ts_rt_tensor_numel(index), dsize = self->ndim ? self->sizes[dim] : 1;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t v = ix_index_at(index, i);
+    if (v < -dsize || v >= dsize)
+      return ts_rt_fail(c, "index %lld is out of bounds for dimension %lld with size %lld", (long long)v,
+                        (long long)dim, (long long)dsize);
+    if (v < 0) v += dsize;
+    ts_rt_tensor *ds = self->ndim ? ts_rt_select(c, self, dim, v) : self;
+    bool ok = ds && ts_rt_tensor_copy_(c, ds, value);
+    if (ds && ds != self) ts_rt_tensor_release(ds);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/* The (self, dim, index, source) arguments. */
+static bool ix_args4(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor **self, int64_t *dim, ts_rt_tensor **index,
+                     ts_rt_tensor **src) {
+  return ts_rt_arg_tensor(c, call, 0, self) && ts_rt_arg_int(c, call, 1, dim) &&
+         ts_rt_arg_tensor(c, call, 2, index) && ts_rt_arg_tensor(c, call, 3, src);
+}
+
+static bool ix_index_add_call(ts_rt_ctx *ctx, ts_rt_call *call, bool inplace) {
+  ts_rt_tensor *self = NULL, *index = NULL, *src = NULL;
+  int64_t dim = 0;
+  ts_iv alpha;
+  if (!ix_args4(ctx, call, &self, &dim, &index, &src) || !ix_arg_scalar(ctx, call, 4, &alpha)) return false;
+  ts_rt_tensor *t = inplace ? self : ts_rt_clone(ctx, self);
+  if (!t) return false;
+  if (!ix_index_add_(ctx, t, dim, index, src, alpha)) {
+    if (!inplace) ts_rt_tensor_release(t);
+    return false;
+  }
+  return inplace ? ix_put_self(call, t) : ix_put(call, t);
+}
+static bool ix_k_index_add_(ts_rt_ctx *ctx, ts_rt_call *call) { return ix_index_add_call(ctx, call, true); }
+static bool ix_k_index_add(ts_rt_ctx *ctx, ts_rt_call *call) { return ix_index_add_call(ctx, call, false); }
+
+static bool ix_index_copy_call(ts_rt_ctx *ctx, ts_rt_call *call, bool inplace) {
+  ts_rt_tensor *self = NULL, *index = NULL, *src = NULL;
+  int64_t dim = 0;
+  if (!ix_args4(ctx, call, &self, &dim, &index, &src)) return false;
+  ts_rt_tensor *t = inplace ? self : ts_rt_clone(ctx, self);
+  if (!t) return false;
+  if (!ix_index_copy_(ctx, t, dim, index, src)) {
+    if (!inplace) ts_rt_tensor_release(t);
+    return false;
+  }
+  return inplace ? ix_put_self(call, t) : ix_put(call, t);
+}
+static bool ix_k_index_copy_(ts_rt_ctx *ctx, ts_rt_call *call) { return ix_index_copy_call(ctx, call, true); }
+static bool ix_k_index_copy(ts_rt_ctx *ctx, ts_rt_call *call) { return ix_index_copy_call(ctx, call, false); }
+
+/* index_fill .int_Scalar / .int_Tensor, in place or on a copy */
+static bool ix_index_fill_call(ts_rt_ctx *ctx, ts_rt_call *call, bool tensor_value, bool inplace) {
+  ts_rt_tensor *self = NULL, *index = NULL, *value = NULL;
+  int64_t dim = 0;
+  if (!ts_rt_arg_tensor(ctx, call, 0, &self) || !ts_rt_arg_int(ctx, call, 1, &dim) ||
+      !ts_rt_arg_tensor(ctx, call, 2, &index))
+    return false;
+  if (tensor_value) {
+    if (!ts_rt_arg_tensor(ctx, call, 3, &value)) return false;
+    ts_rt_tensor_retain(value);
+  } else {
+    ts_iv v;
+    if (!ix_arg_scalar(ctx, call, 3, &v)) return false;
+    value = v.tag == TS_IV_DOUBLE ? ts_rt_tensor_scalar(ctx, TS_DT_FLOAT64, v.u.d, 0)
+            : v.tag == TS_IV_BOOL ? ts_rt_tensor_scalar(ctx, TS_DT_BOOL, v.u.b, v.u.b)
+                                  : ts_rt_tensor_scalar(ctx, TS_DT_INT64, 0, v.u.i);
+    if (!value) return false;
+  }
+  ts_rt_tensor *t = inplace ? self : ts_rt_clone(ctx, self);
+  bool ok = t && ix_index_fill_(ctx, t, dim, index, value);
+  ts_rt_tensor_release(value);
+  if (!ok) {
+    if (t && !inplace) ts_rt_tensor_release(t);
+    return false;
+  }
+  return inplace ? ix_put_self(call, t) : ix_put(call, t);
+}
+static bool ix_k_index_fill__scalar(ts_rt_ctx *ctx, ts_rt_call *call) {
+  return ix_index_fill_call(ctx, call, false, true);
+}
+static bool ix_k_index_fill__tensor(ts_rt_ctx *ctx, ts_rt_call *call) { return ix_index_fill_call(ctx, call, true, true); }
+static bool ix_k_index_fill_scalar(ts_rt_ctx *ctx, ts_rt_call *call) {
+  return ix_index_fill_call(ctx, call, false, false);
+}
+static bool ix_k_index_fill_tensor(ts_rt_ctx *ctx, ts_rt_call *call) {
+  return ix_index_fill_call(ctx, call, true, false);
+}
+
+/* ------------------------------------------------------- masked_scatter */
+
+/* masked_scatter_(self, mask, source): where mask (broadcast to self) is
+ * set, self takes source's next element (source read row-major). A mask
+ * of any dtype but bool is read as ATen's CPU kernel reads it, as bytes:
+ * the first byte of each element, which must be 0 or 1 (a float 1.0 reads
+ * as 0: its low byte). */
+static bool ix_masked_scatter_(ts_rt_ctx *c, ts_rt_tensor *self, const ts_rt_tensor *mask,
+                               const ts_rt_tensor *src) {
+  if (self->dtype != src->dtype)
+    return ts_rt_fail(c, "masked_scatter: expected self and source to have same dtypes but got%s and %s",
+                      ts_rt_dtype_name((ts_dtype)self->dtype), ts_rt_dtype_name((ts_dtype)src->dtype));
+  ts_rt_tensor *m = ts_rt_expand(c, mask, self->ndim, self->sizes);
+  if (!m) return false;
+  ts_rt_tensor *sc = ts_rt_tensor_contiguous(c, (ts_rt_tensor *)src);
+  if (!sc) {
+    ts_rt_tensor_release(m);
+    return false;
+  }
+  int64_t n = ts_rt_tensor_numel(self), avail = ts_rt_tensor_numel(sc), used = 0;
+  size_t esz = ts_dtype_size((ts_dtype)self->dtype);
+  char *sp = (char *)self->storage->data;
+  const uint8_t *mp = m->storage->data;
+  size_t msz = ts_dtype_size((ts_dtype)mask->dtype);
+  const char *rp = ts_rt_tensor_data(sc);
+  /* ATen's TensorIterator walks self in memory order (dims sorted by
+   * self's strides, largest outermost), so source fills a transposed self
+   * in its storage's order */
+  int32_t nd = self->ndim;
+  int64_t psz[TS_RT_MAX_DIMS], pst[TS_RT_MAX_DIMS], pmt[TS_RT_MAX_DIMS];
+  for (int32_t d = 0; d < nd; d++) {
+    int32_t j = d;
+    while (j > 0 && pst[j - 1] < self->strides[d]) {
+      psz[j] = psz[j - 1], pst[j] = pst[j - 1], pmt[j] = pmt[j - 1];
+      j--;
+    }
+    psz[j] = self->sizes[d], pst[j] = self->strides[d], pmt[j] = m->strides[d];
+  }
+  int64_t pos[TS_RT_MAX_DIMS] = {0}, offs[2] = {self->offset, m->offset};
+  const int64_t *st[2] = {pst, pmt};
+  bool ok = true;
+  for (int64_t k = 0; k < n && ok; k++) {
+    uint8_t mv = mp[(size_t)offs[1] * msz];
+    if (mask->dtype != TS_DT_BOOL && mv > 1) {
+      ok = ts_rt_fail(c, "Mask tensor can take 0 and 1 values only");
+    } else if (mv) {
+      if (used >= avail) ok = ts_rt_fail(c, "Number of elements of source < number of ones in mask");
+      else memcpy(sp + (size_t)offs[0] * esz, rp + (size_t)(used++) * esz, esz);
+    }
+    ix_step(nd, psz, pos, 2, st, offs);
+  }
+  ts_rt_tensor_release(m);
+  ts_rt_tensor_release(sc);
+  return ok;
+}
+
+static bool ix_k_masked_scatter_(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_rt_tensor *self = NULL, *mask = NULL, *src = NULL;
+  if (!ts_rt_arg_tensor(ctx, call, 0, &self) || !ts_rt_arg_tensor(ctx, call, 1, &mask) ||
+      !ts_rt_arg_tensor(ctx, call, 2, &src))
+    return false;
+  if (!ix_masked_scatter_(ctx, self, mask, src)) return false;
+  return ix_put_self(call, self);
+}
+
+/* masked_scatter(self, mask, source): self and mask broadcast together
+ * (expand_outplace), then a copy of self written. */
+static bool ix_k_masked_scatter(ts_rt_ctx *ctx, ts_rt_call *call) {
+  ts_rt_tensor *self = NULL, *mask = NULL, *src = NULL;
+  if (!ts_rt_arg_tensor(ctx, call, 0, &self) || !ts_rt_arg_tensor(ctx, call, 1, &mask) ||
+      !ts_rt_arg_tensor(ctx, call, 2, &src))
+    return false;
+  int64_t shape[TS_RT_MAX_DIMS];
+  int32_t nd = 0;
+  if (!ts_rt_broadcast_shapes(ctx, mask->ndim, mask->sizes, self->ndim, self->sizes, &nd, shape)) return false;
+  ts_rt_tensor *e = ts_rt_expand(ctx, self, nd, shape);
+  ts_rt_tensor *t = e ? ts_rt_clone(ctx, e) : NULL;
+  if (e) ts_rt_tensor_release(e);
+  if (!t) return false;
+  if (!ix_masked_scatter_(ctx, t, mask, src)) {
+    ts_rt_tensor_release(t);
+    return false;
+  }
+  return ix_put(call, t);
+}
+
 const ts_rt_kernel_def ts_rt_kernels_index[] = {
     {"aten::index_put_", ix_k_index_put_},
     {"aten::index_put_.hacked_twin", ix_k_index_put_},
     {"aten::index_put", ix_k_index_put},
     {"aten::index_put.hacked_twin", ix_k_index_put},
+    {"aten::scatter_.src", ix_k_scatter__src},
+    {"aten::scatter_.value", ix_k_scatter__value},
+    {"aten::scatter_.reduce", ix_k_scatter__reduce},
+    {"aten::scatter_.value_reduce", ix_k_scatter__value_reduce},
+    {"aten::scatter.src", ix_k_scatter_src},
+    {"aten::scatter.value", ix_k_scatter_value},
+    {"aten::scatter.reduce", ix_k_scatter_reduce_old},
+    {"aten::scatter.value_reduce", ix_k_scatter_value_reduce},
+    {"aten::scatter_add_", ix_k_scatter_add_},
+    {"aten::scatter_add", ix_k_scatter_add},
+    {"aten::scatter_reduce_.two", ix_k_scatter_reduce_},
+    {"aten::scatter_reduce.two", ix_k_scatter_reduce},
+    {"aten::index_add_", ix_k_index_add_},
+    {"aten::index_add", ix_k_index_add},
+    {"aten::index_copy_", ix_k_index_copy_},
+    {"aten::index_copy", ix_k_index_copy},
+    {"aten::index_fill_.int_Scalar", ix_k_index_fill__scalar},
+    {"aten::index_fill_.int_Tensor", ix_k_index_fill__tensor},
+    {"aten::index_fill.int_Scalar", ix_k_index_fill_scalar},
+    {"aten::index_fill.int_Tensor", ix_k_index_fill_tensor},
+    {"aten::masked_scatter_", ix_k_masked_scatter_},
+    {"aten::masked_scatter", ix_k_masked_scatter},
     {"aten::take", ix_k_take},
     {"aten::take_along_dim", ix_k_take_along_dim},
     {NULL, NULL},
