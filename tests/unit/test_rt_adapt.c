@@ -48,11 +48,11 @@ static void test_pairing(void) {
   check_pair("aten::mm", "out", TS_VARIANT_OUT, "aten::mm", "", 1);
   check_pair("aten::max", "dim_max", TS_VARIANT_OUT, "aten::max", "dim", 2);
   check_pair("aten::sort", "values", TS_VARIANT_OUT, "aten::sort", "", 2);
-  /* not forms of anything: out-of-place; copy_ (no aten::copy overload of
-   * its arguments); a dunder */
+  /* copy_ is copy's in-place form (its own kernel wins at binding) */
+  check_pair("aten::copy_", "", TS_VARIANT_INPLACE, "aten::copy", "", 1);
+  /* not forms of anything: out-of-place overloads */
   check_pair("aten::add", "Tensor", TS_VARIANT_NONE, NULL, NULL, 0);
   check_pair("aten::mm", "", TS_VARIANT_NONE, NULL, NULL, 0);
-  check_pair("aten::copy_", "", TS_VARIANT_NONE, NULL, NULL, 0);
   TS_CHECK_INTEQ(ts_schema_variant(NULL).kind, TS_VARIANT_NONE);
 }
 
