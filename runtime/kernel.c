@@ -24,12 +24,14 @@ extern const ts_rt_kernel_def ts_rt_kernels_index[];
 extern const ts_rt_kernel_def ts_rt_kernels_layout[];
 extern const ts_rt_kernel_def ts_rt_kernels_scan[];
 extern const ts_rt_kernel_def ts_rt_kernels_einsum[];
+extern const ts_rt_kernel_def ts_rt_kernels_search[];
 
 static const ts_rt_kernel_def *const ts_k_tables[] = {
     ts_rt_kernels_pointwise, ts_rt_kernels_reduce, ts_rt_kernels_nn,   ts_rt_kernels_shape,
     ts_rt_kernels_creation,  ts_rt_kernels_scalar, ts_rt_kernels_list, ts_rt_kernels_str,
     ts_rt_kernels_dict,      ts_rt_kernels_prim,   ts_rt_kernels_rnn,  ts_rt_kernels_transformer,
     ts_rt_kernels_index,     ts_rt_kernels_layout, ts_rt_kernels_scan, ts_rt_kernels_einsum,
+    ts_rt_kernels_search,
 };
 
 /* One slot of the schema -> kernel hash (open addressing, linear probing). */
