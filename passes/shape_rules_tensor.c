@@ -45,7 +45,8 @@ static void sr_fresh(ts_sr_call *c, int8_t dtype, const int64_t *sizes, int32_t 
   ts_sr_meta_from(&out, ms, nm);
   if (n >= 0) {
     out.rank = n;
-    memcpy(out.sizes, sizes, sizeof(int64_t) * (size_t)n);
+    if (n > 0) /* sizes may be NULL for a 0-d result */
+      memcpy(out.sizes, sizes, sizeof(int64_t) * (size_t)n);
     ts_sr_contiguous(&out);
   }
   ts_sr_set(c, 0, &out);

@@ -112,11 +112,11 @@ static bool sr_unique_flat(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor *self, b
   for (int64_t u = 0; u < nu; u++) memcpy(dst + (size_t)u * es, src + (size_t)first[u] * es, es);
   if (ret_inv) {
     if (!(ti = ts_rt_tensor_new(c, TS_DT_INT64, self->ndim, self->sizes, false))) goto done;
-    memcpy(ts_rt_tensor_data(ti), inv, (size_t)n * sizeof(int64_t));
+    if (n) memcpy(ts_rt_tensor_data(ti), inv, (size_t)n * sizeof(int64_t));
   }
   if (ret_cnt) {
     if (!(tc = ts_rt_tensor_new(c, TS_DT_INT64, 1, &nu, false))) goto done;
-    memcpy(ts_rt_tensor_data(tc), cnt, (size_t)nu * sizeof(int64_t));
+    if (nu) memcpy(ts_rt_tensor_data(tc), cnt, (size_t)nu * sizeof(int64_t));
   }
   ok = true;
 done:
@@ -208,7 +208,7 @@ static bool sr_unique_dim(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor *self, in
     inv[order[i]] = nu - 1;
   }
   tc = ts_rt_tensor_new(c, TS_DT_INT64, 1, &nu, false);
-  if (tc) memcpy(ts_rt_tensor_data(tc), cnt, (size_t)nu * sizeof(int64_t));
+  if (tc && nu) memcpy(ts_rt_tensor_data(tc), cnt, (size_t)nu * sizeof(int64_t));
   ts_rt_free(cnt);
   if (!tc) goto done;
   /* the unique slices, then dim moved back */
