@@ -957,8 +957,9 @@ static void sr_new_empty_strided(ts_sr_call *c) {
   out.device = t->tensor->device;
   out.requires_grad = t->tensor->requires_grad;
   out.rank = t->tensor->rank;
-  memcpy(out.sizes, t->tensor->sizes, sizeof(int64_t) * (size_t)out.rank);
-  if (ts_sr_int_list(c, 2, strides, &ns, TS_SR_MAX_RANK) && ns == out.rank) {
+  if (out.rank > 0) /* a 0-d type has no sizes array */
+    memcpy(out.sizes, t->tensor->sizes, sizeof(int64_t) * (size_t)out.rank);
+  if (ts_sr_int_list(c, 2, strides, &ns, TS_SR_MAX_RANK) && ns == out.rank && ns > 0) {
     memcpy(out.strides, strides, sizeof(int64_t) * (size_t)ns);
     out.has_strides = true;
   }

@@ -2,9 +2,10 @@
  * through indices, gather, scan or lay elements out anew
  * (runtime/kernels/index.c, layout.c, scan.c): index_put, scatter,
  * scatter_add, scatter_reduce, index_add, index_copy, index_fill,
- * masked_scatter, take, take_along_dim, einsum (einsum.c), meshgrid, tril/triu, diag,
+ * masked_scatter, take, take_along_dim, meshgrid, tril/triu, diag,
  * diagonal, diag_embed, diagflat, tile, repeat_interleave, one_hot, cross,
- * cummax/cummin, logcumsumexp, copy.
+ * cummax/cummin, logcumsumexp, copy; einsum (einsum.c); the unique family,
+ * searchsorted, bucketize, histc, bincount, msort (search.c).
  *
  * In-place forms keep self's type (strides included: they return self);
  * out-of-place forms are new tensors, contiguous when self is (the kernels
@@ -44,7 +45,8 @@ static void sr_fresh(ts_sr_call *c, int8_t dtype, const int64_t *sizes, int32_t 
   ts_sr_meta_from(&out, ms, nm);
   if (n >= 0) {
     out.rank = n;
-    memcpy(out.sizes, sizes, sizeof(int64_t) * (size_t)n);
+    if (n > 0) /* sizes may be NULL for a 0-d result */
+      memcpy(out.sizes, sizes, sizeof(int64_t) * (size_t)n);
     ts_sr_contiguous(&out);
   }
   ts_sr_set(c, 0, &out);
@@ -250,6 +252,157 @@ static void sr_einsum(ts_sr_call *c) {
   out.rank = rank;
   memcpy(out.sizes, sizes, sizeof(int64_t) * (size_t)rank);
   ts_sr_set(c, 0, &out);
+}
+
+/* ---------------------------------------------- search.c: sort, search, count */
+
+/* A 1-d int64 tensor of n elements (-1 unknown), meta from m[0..nm). */
+static void sr_long_vec(ts_sr_call *c, uint32_t out, int64_t n, const ts_sr_shape *const *m, uint32_t nm) {
+  ts_sr_shape o;
+  ts_sr_unknown(&o);
+  o.dtype = TS_DT_INT64;
+  ts_sr_meta_from(&o, m, nm);
+  o.rank = 1;
+  o.sizes[0] = n;
+  ts_sr_contiguous(&o);
+  ts_sr_set(c, out, &o);
+}
+
+/* _unique2 / unique_consecutive without dim: values 1-d (size unknown),
+ * inverse in self's shape when asked (or, for _unique2, with the counts),
+ * counts 1-d; what is not asked is empty. */
+static void sr_unique_flat(ts_sr_call *c, uint32_t inv_at, bool inv_with_counts) {
+  ts_sr_shape in;
+  bool inv, cnt;
+  if (!ts_sr_tensor(c, 0, &in) || !ts_sr_bool(c, inv_at, &inv) || !ts_sr_bool(c, inv_at + 1, &cnt))
+    return;
+  if (inv_with_counts)
+    inv = inv || cnt;
+  const ts_sr_shape *m[1] = {&in};
+  int64_t u = -1;
+  sr_fresh(c, in.dtype, &u, 1, m, 1);
+  if (inv) {
+    ts_sr_shape o;
+    ts_sr_unknown(&o);
+    o.dtype = TS_DT_INT64;
+    ts_sr_meta_from(&o, m, 1);
+    if (in.rank >= 0) {
+      o.rank = in.rank;
+      memcpy(o.sizes, in.sizes, sizeof(int64_t) * (size_t)in.rank);
+      ts_sr_contiguous(&o);
+    }
+    ts_sr_set(c, 1, &o);
+  } else {
+    sr_long_vec(c, 1, 0, m, 1);
+  }
+  sr_long_vec(c, 2, cnt ? -1 : 0, m, 1);
+}
+
+static void sr_unique2(ts_sr_call *c) { sr_unique_flat(c, 2, true); }
+
+/* unique_dim / unique_dim_consecutive (and unique_consecutive with a dim
+ * other than a 1-d tensor's 0): self's rank, dim's size unknown; inverse
+ * [self.size(dim)], counts 1-d, both always. */
+static void sr_unique_dim_at(ts_sr_call *c, int64_t dim) {
+  ts_sr_shape in;
+  int64_t d;
+  if (!ts_sr_tensor(c, 0, &in) || in.rank <= 0 || !ts_sr_wrap_dim(dim, in.rank, &d))
+    return;
+  const ts_sr_shape *m[1] = {&in};
+  ts_sr_shape o = in;
+  o.sizes[d] = -1;
+  sr_fresh(c, in.dtype, o.sizes, o.rank, m, 1);
+  sr_long_vec(c, 1, in.sizes[d], m, 1);
+  sr_long_vec(c, 2, -1, m, 1);
+}
+
+static void sr_unique_dim(ts_sr_call *c) {
+  int64_t dim;
+  if (ts_sr_int(c, 1, &dim))
+    sr_unique_dim_at(c, dim);
+}
+
+static void sr_unique_consecutive(ts_sr_call *c) {
+  ts_sr_shape in;
+  int64_t dim;
+  if (ts_sr_is_none(c, 3)) {
+    sr_unique_flat(c, 1, false);
+    return;
+  }
+  if (!ts_sr_tensor(c, 0, &in) || in.rank < 0 || !ts_sr_int(c, 3, &dim))
+    return;
+  if (dim == 0 && in.rank == 1)
+    sr_unique_flat(c, 1, false);
+  else
+    sr_unique_dim_at(c, dim);
+}
+
+/* searchsorted / bucketize: the values' shape (0-d for a Scalar), int64 or
+ * int32 (out_int32) */
+static void sr_search(ts_sr_call *c, int values_at, uint32_t out_int32_at, uint32_t nt) {
+  ts_sr_shape t[2];
+  bool i32;
+  if (!ts_sr_bool(c, out_int32_at, &i32))
+    return;
+  for (uint32_t i = 0; i < nt; i++)
+    if (!ts_sr_tensor(c, i == 0 ? 0 : 1, &t[i]))
+      return;
+  const ts_sr_shape *m[2] = {&t[0], &t[1]};
+  int8_t dt = i32 ? TS_DT_INT32 : TS_DT_INT64;
+  if (values_at < 0) {
+    sr_fresh(c, dt, NULL, 0, m, nt);
+    return;
+  }
+  const ts_sr_shape *v = &t[values_at];
+  sr_fresh(c, dt, v->sizes, v->rank, m, nt);
+}
+
+static void sr_searchsorted_tensor(ts_sr_call *c) { sr_search(c, 1, 2, 2); }
+static void sr_searchsorted_scalar(ts_sr_call *c) { sr_search(c, -1, 2, 1); }
+static void sr_bucketize_tensor(ts_sr_call *c) { sr_search(c, 0, 2, 2); }
+
+static void sr_bucketize_scalar(ts_sr_call *c) {
+  ts_sr_shape b;
+  bool i32;
+  if (!ts_sr_tensor(c, 1, &b) || !ts_sr_bool(c, 2, &i32))
+    return;
+  const ts_sr_shape *m[1] = {&b};
+  sr_fresh(c, i32 ? TS_DT_INT32 : TS_DT_INT64, NULL, 0, m, 1);
+}
+
+/* histc(self, bins): [bins] of self's dtype */
+static void sr_histc(ts_sr_call *c) {
+  ts_sr_shape in;
+  int64_t bins;
+  if (!ts_sr_tensor(c, 0, &in) || !ts_sr_int(c, 1, &bins) || bins <= 0)
+    return;
+  const ts_sr_shape *m[1] = {&in};
+  sr_fresh(c, in.dtype, &bins, 1, m, 1);
+}
+
+/* bincount(self, weights): 1-d, its length the data's; int64 counts,
+ * float32 sums of float32 weights, float64 of any other (an empty self:
+ * int64 zeros) */
+static void sr_bincount(ts_sr_call *c) {
+  ts_sr_shape in, w;
+  if (!ts_sr_tensor(c, 0, &in))
+    return;
+  int8_t dt = TS_DT_INT64;
+  const ts_sr_shape *m[2] = {&in, &w};
+  uint32_t nm = 1;
+  if (!ts_sr_is_none(c, 1)) {
+    if (!ts_sr_tensor(c, 1, &w) || w.dtype == TS_DT_NONE)
+      return;
+    dt = w.dtype == TS_DT_FLOAT32 ? TS_DT_FLOAT32 : TS_DT_FLOAT64;
+    nm = 2;
+    /* an empty self gives int64 zeros whatever the weights */
+    if (in.rank != 1 || in.sizes[0] < 0)
+      dt = TS_DT_NONE;
+    else if (in.sizes[0] == 0)
+      dt = TS_DT_INT64;
+  }
+  int64_t n = -1;
+  sr_fresh(c, dt, &n, 1, m, nm);
 }
 
 /* ------------------------------------------------------------ meshgrid */
@@ -550,6 +703,17 @@ const ts_sr_def ts_sr_rules_tensor[] = {
     {"aten::index_fill.int_Tensor", sr_copy_of_self},
     {"aten::masked_scatter", sr_masked_scatter},
     {"aten::einsum", sr_einsum},
+    {"aten::_unique2", sr_unique2},
+    {"aten::unique_consecutive", sr_unique_consecutive},
+    {"aten::unique_dim", sr_unique_dim},
+    {"aten::unique_dim_consecutive", sr_unique_dim},
+    {"aten::searchsorted.Tensor", sr_searchsorted_tensor},
+    {"aten::searchsorted.Scalar", sr_searchsorted_scalar},
+    {"aten::bucketize.Tensor", sr_bucketize_tensor},
+    {"aten::bucketize.Scalar", sr_bucketize_scalar},
+    {"aten::histc", sr_histc},
+    {"aten::bincount", sr_bincount},
+    {"aten::msort", sr_contig_of_self},
     {"aten::meshgrid", sr_meshgrid},
     {"aten::meshgrid.indexing", sr_meshgrid},
     {"aten::take", sr_take},

@@ -30,6 +30,7 @@ extern const ts_rt_kernel_def ts_rt_kernels_scan[];
 extern const ts_rt_kernel_def ts_rt_kernels_gridsample[];
 extern const ts_rt_kernel_def ts_rt_kernels_nnmisc[];
 extern const ts_rt_kernel_def ts_rt_kernels_einsum[];
+extern const ts_rt_kernel_def ts_rt_kernels_search[];
 
 static const ts_rt_kernel_def *const ts_k_tables[] = {
     ts_rt_kernels_pointwise, ts_rt_kernels_reduce, ts_rt_kernels_nn,   ts_rt_kernels_shape,
@@ -38,7 +39,7 @@ static const ts_rt_kernel_def *const ts_k_tables[] = {
     ts_rt_kernels_index,     ts_rt_kernels_layout, ts_rt_kernels_scan,
     ts_rt_kernels_pool3d,    ts_rt_kernels_upsample, ts_rt_kernels_gridsample,
     ts_rt_kernels_nnmisc,
-    ts_rt_kernels_einsum,
+    ts_rt_kernels_einsum, ts_rt_kernels_search,
 };
 
 /* One slot of the schema -> kernel hash (open addressing, linear probing). */
