@@ -384,42 +384,18 @@ static int64_t fz_d2i(double v) {
 
 /* ------------------------------------------------------------ result type */
 
-/* c10::promoteTypes (passes/shape_rules.c), where TS_DT_NONE stands for
- * "nothing yet" and yields the other dtype. */
-static ts_dtype fz_promote(ts_dtype a, ts_dtype b) {
-  if (a == TS_DT_NONE)
-    return b;
-  if (b == TS_DT_NONE)
-    return a;
-  return ts_sr_promote(a, b);
-}
-
-static ts_dtype fz_combine(ts_dtype higher, ts_dtype lower) {
-  if (fz_dt_float(higher))
-    return higher;
-  if (higher == TS_DT_BOOL || fz_dt_float(lower))
-    return fz_promote(higher, lower);
-  if (higher != TS_DT_NONE)
-    return higher;
-  return lower;
-}
-
-/* PyTorch's result_type: dimensioned tensors, then zero-dim tensors, then
- * wrapped numbers (a float number counts as the default dtype, float32). */
+/* PyTorch's result_type (ir/promote.c): tensor ranks decide dimensioned or
+ * zero-dim, scalars are wrapped numbers. */
 static ts_dtype fz_result_type(const fz_vi *const *ops, int n) {
-  ts_dtype dim = TS_DT_NONE, zero = TS_DT_NONE, wrapped = TS_DT_NONE;
+  ts_result_state st = TS_RESULT_STATE_INIT;
   for (int k = 0; k < n; k++) {
     const fz_vi *v = ops[k];
-    if (v->cls == FZ_V_TENSOR) {
-      if (v->rank > 0)
-        dim = fz_promote(dim, (ts_dtype)v->dt);
-      else
-        zero = fz_promote(zero, (ts_dtype)v->dt);
-    } else if (v->cls == FZ_V_SCALAR) {
-      wrapped = fz_promote(wrapped, v->dt == TS_DT_FLOAT64 ? TS_DT_FLOAT32 : (ts_dtype)v->dt);
-    }
+    if (v->cls == FZ_V_TENSOR)
+      ts_result_add(&st, (ts_dtype)v->dt, v->rank > 0 ? TS_RESULT_DIM : TS_RESULT_ZERO_DIM);
+    else if (v->cls == FZ_V_SCALAR)
+      ts_result_add(&st, (ts_dtype)v->dt, TS_RESULT_WRAPPED);
   }
-  ts_dtype r = fz_combine(dim, fz_combine(zero, wrapped));
+  ts_dtype r = ts_result_type(&st);
   return r == TS_DT_NONE ? TS_DT_FLOAT32 : r;
 }
 

@@ -147,6 +147,33 @@ const char *ts_dtype_name(ts_dtype dt);
 ts_dtype ts_dtype_from_name(const char *s, size_t n);
 size_t ts_dtype_size(ts_dtype dt);
 
+/* -------------------------------------------------------------- promote.c */
+
+/* PyTorch's dtype rules, for every layer (kernels, shape rules, fusion). */
+bool ts_dtype_is_float(ts_dtype dt); /* float16/32/64, bfloat16 */
+bool ts_dtype_is_complex(ts_dtype dt);
+bool ts_dtype_is_integral(ts_dtype dt, bool include_bool);
+/* c10::promoteTypes; TS_DT_NONE if either is (or a quantized type meets
+ * another). */
+ts_dtype ts_type_promote(ts_dtype a, ts_dtype b);
+/* c10::canCast: what an in-place or out= result may be written into (no
+ * complex to real, no floating to integral, nothing but bool to bool). */
+bool ts_type_can_cast(ts_dtype from, ts_dtype to);
+
+/* ATen's result_type over operands, fed one at a time: dimensioned tensors
+ * rank above zero-dim tensors, which rank above wrapped numbers (Python
+ * numbers and Scalars; a float counts as float32, a complex as complex64),
+ * a lower category winning only with a higher kind (bool < integral <
+ * floating < complex). */
+typedef enum ts_result_kind { TS_RESULT_DIM, TS_RESULT_ZERO_DIM, TS_RESULT_WRAPPED } ts_result_kind;
+typedef struct ts_result_state {
+  int8_t dim, zero, wrapped; /* ts_dtype; TS_DT_NONE: none yet */
+} ts_result_state;
+#define TS_RESULT_STATE_INIT {TS_DT_NONE, TS_DT_NONE, TS_DT_NONE}
+void ts_result_add(ts_result_state *s, ts_dtype dt, ts_result_kind kind);
+/* The result type; TS_DT_NONE if no operand was added. */
+ts_dtype ts_result_type(const ts_result_state *s);
+
 typedef enum ts_device_type {
   TS_DEV_NONE = -1,
   TS_DEV_CPU = 0,

@@ -241,7 +241,7 @@ ts_type_kind ts_sr_number_kind(const ts_sr_call *c, uint32_t i) {
     int8_t dt = n->inputs[0]->type->tensor->dtype;
     if (dt == TS_DT_BOOL)
       return TS_TY_BOOL;
-    if (ts_sr_is_float(dt))
+    if (ts_dtype_is_float((ts_dtype)dt))
       return TS_TY_FLOAT;
     if (dt != TS_DT_NONE && ts_dtype_size((ts_dtype)dt) > 0)
       return TS_TY_INT;
@@ -563,43 +563,4 @@ bool ts_sr_broadcast(ts_sr_shape *a, const ts_sr_shape *b) {
   memcpy(a->sizes, res, (size_t)r * sizeof *res);
   a->has_strides = false;
   return true;
-}
-
-bool ts_sr_is_float(int8_t dt) {
-  return dt == TS_DT_FLOAT16 || dt == TS_DT_FLOAT32 || dt == TS_DT_FLOAT64 || dt == TS_DT_BFLOAT16;
-}
-
-static int ts_sr_int_bits(ts_dtype dt) {
-  switch (dt) {
-  case TS_DT_UINT8: case TS_DT_INT8: return 8;
-  case TS_DT_INT16: return 16;
-  case TS_DT_INT32: return 32;
-  default: return 64;
-  }
-}
-
-ts_dtype ts_sr_promote(ts_dtype a, ts_dtype b) {
-  if (a == TS_DT_NONE || b == TS_DT_NONE)
-    return TS_DT_NONE;
-  if (a == b)
-    return a;
-  if (a == TS_DT_BOOL)
-    return b;
-  if (b == TS_DT_BOOL)
-    return a;
-  bool fa = ts_sr_is_float((int8_t)a), fb = ts_sr_is_float((int8_t)b);
-  if (fa && fb) {
-    if ((a == TS_DT_FLOAT16 && b == TS_DT_BFLOAT16) || (a == TS_DT_BFLOAT16 && b == TS_DT_FLOAT16))
-      return TS_DT_FLOAT32;
-    return a == TS_DT_FLOAT64 || b == TS_DT_FLOAT64 ? TS_DT_FLOAT64 : TS_DT_FLOAT32;
-  }
-  if (fa)
-    return a;
-  if (fb)
-    return b;
-  if (a == TS_DT_UINT8 || b == TS_DT_UINT8) {
-    ts_dtype o = a == TS_DT_UINT8 ? b : a;
-    return o == TS_DT_INT8 ? TS_DT_INT16 : o;
-  }
-  return ts_sr_int_bits(a) >= ts_sr_int_bits(b) ? a : b;
 }

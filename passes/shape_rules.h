@@ -140,9 +140,7 @@ uint32_t ts_sr_chunk_sizes(int64_t size, int64_t chunks, int64_t *out, uint32_t 
 bool ts_sr_add(int64_t a, int64_t b, int64_t *out);
 bool ts_sr_mul(int64_t a, int64_t b, int64_t *out);
 
-/* c10::promoteTypes over the runtime's dtypes (TS_DT_NONE if either is). */
-ts_dtype ts_sr_promote(ts_dtype a, ts_dtype b);
-bool ts_sr_is_float(int8_t dt);
+/* dtype rules: ir/promote.c (ts_type_promote, ts_result_type, ...). */
 
 /* ------------------------------------------------------- shape_prop.c */
 

@@ -74,8 +74,8 @@ static int8_t sr_red_dtype(sr_red_dt how, int8_t self, int8_t arg) {
     return TS_DT_NONE;
   switch (how) {
   case SR_RED_SELF: return self;
-  case SR_RED_ACC: return ts_sr_is_float(self) ? self : TS_DT_INT64;
-  case SR_RED_FLOAT: return ts_sr_is_float(self) ? self : -2;
+  case SR_RED_ACC: return ts_dtype_is_float((ts_dtype)self) ? self : TS_DT_INT64;
+  case SR_RED_FLOAT: return ts_dtype_is_float((ts_dtype)self) ? self : -2;
   case SR_RED_BOOL: return self == TS_DT_UINT8 ? TS_DT_UINT8 : TS_DT_BOOL;
   case SR_RED_LONG: return TS_DT_INT64;
   }

@@ -2,11 +2,11 @@
  *
  * The result's sizes are the broadcast of every tensor argument's (as
  * TensorIterator does); its dtype is PyTorch's result_type over the
- * operands, as runtime/kernels/pointwise.c computes it: dimensioned tensors
- * rank above 0-d tensors, which rank above Python numbers ("wrapped
- * numbers"; a float number counts as the default dtype, float32), each
- * category only winning over a lower one when it is of a higher kind
- * (bool < integral < floating). Ops that compute in floating point turn an
+ * operands (ir/promote.c's ts_result_type, which the runtime's kernels use
+ * too): dimensioned tensors rank above 0-d tensors, which rank above Python
+ * numbers ("wrapped numbers"; a float number counts as the default dtype,
+ * float32), each category only winning over a lower one when it is of a
+ * higher kind (bool < integral < floating). Ops that compute in floating point turn an
  * integral result type into float32; comparisons give bool; some ops keep
  * self's dtype. An operand whose rank or number kind is not known is tried
  * both ways, and the dtype is kept only when both agree.
@@ -36,27 +36,10 @@ typedef struct sr_operand {
   int32_t rank;
 } sr_operand;
 
-static ts_dtype sr_pr(ts_dtype a, ts_dtype b) {
-  if (a == TS_DT_NONE)
-    return b;
-  if (b == TS_DT_NONE)
-    return a;
-  return ts_sr_promote(a, b);
-}
-
-/* ATen's combine_categories */
-static ts_dtype sr_combine(ts_dtype higher, ts_dtype lower) {
-  if (ts_sr_is_float((int8_t)higher))
-    return higher;
-  if (higher == TS_DT_BOOL || ts_sr_is_float((int8_t)lower))
-    return sr_pr(higher, lower);
-  return higher != TS_DT_NONE ? higher : lower;
-}
-
 /* result_type for one choice of the unknowns (bit k of `choice` picks the
  * k-th unknown's alternative: a dimensioned tensor, a float number). */
 static ts_dtype sr_result_once(const sr_operand *ops, int n, unsigned choice) {
-  ts_dtype dim = TS_DT_NONE, zero = TS_DT_NONE, wrapped = TS_DT_NONE;
+  ts_result_state st = TS_RESULT_STATE_INIT;
   bool zero_unknown = false;
   int u = 0;
   for (int k = 0; k < n; k++) {
@@ -68,24 +51,24 @@ static ts_dtype sr_result_once(const sr_operand *ops, int n, unsigned choice) {
       if (dimmed && o->dtype == TS_DT_NONE)
         return TS_DT_NONE;
       if (dimmed)
-        dim = sr_pr(dim, (ts_dtype)o->dtype);
+        ts_result_add(&st, (ts_dtype)o->dtype, TS_RESULT_DIM);
       else if (o->dtype == TS_DT_NONE)
         zero_unknown = true;
       else
-        zero = sr_pr(zero, (ts_dtype)o->dtype);
+        ts_result_add(&st, (ts_dtype)o->dtype, TS_RESULT_ZERO_DIM);
     } else {
       int kind = o->kind;
       if (kind == 4)
         kind = (choice >> u++) & 1 ? 2 : 1;
-      ts_dtype dt = kind == 1 ? TS_DT_INT64 : kind == 2 ? TS_DT_FLOAT32 : TS_DT_BOOL;
-      wrapped = sr_pr(wrapped, dt);
+      ts_dtype dt = kind == 1 ? TS_DT_INT64 : kind == 2 ? TS_DT_FLOAT64 : TS_DT_BOOL;
+      ts_result_add(&st, dt, TS_RESULT_WRAPPED);
     }
   }
   /* a 0-d tensor of unknown dtype matters unless a floating dimensioned
    * tensor decides */
-  if (zero_unknown && !ts_sr_is_float((int8_t)dim))
+  if (zero_unknown && !ts_dtype_is_float((ts_dtype)st.dim))
     return TS_DT_NONE;
-  ts_dtype r = sr_combine(dim, sr_combine(zero, wrapped));
+  ts_dtype r = ts_result_type(&st);
   return r == TS_DT_NONE ? TS_DT_FLOAT32 : r;
 }
 
@@ -173,7 +156,7 @@ static void sr_pointwise(ts_sr_call *c, sr_pw_dt how) {
   case SR_PW_SAME: out.dtype = (int8_t)sr_result_type(ops, nops); break;
   case SR_PW_FLOAT: {
     ts_dtype r = sr_result_type(ops, nops);
-    out.dtype = (int8_t)(r == TS_DT_NONE || ts_sr_is_float((int8_t)r) ? r : TS_DT_FLOAT32);
+    out.dtype = (int8_t)(r == TS_DT_NONE || ts_dtype_is_float(r) ? r : TS_DT_FLOAT32);
     break;
   }
   case SR_PW_BOOL: out.dtype = TS_DT_BOOL; break;
@@ -218,7 +201,7 @@ static void sr_div_mode(ts_sr_call *c) {
     /* unknown mode: the dtype holds only when both agree, i.e. a float */
     sr_pointwise(c, SR_PW_SAME);
     ts_value *o = c->node->outputs[0];
-    if (o->type->kind == TS_TY_TENSOR && o->type->tensor && !ts_sr_is_float(o->type->tensor->dtype)) {
+    if (o->type->kind == TS_TY_TENSOR && o->type->tensor && !ts_dtype_is_float((ts_dtype)o->type->tensor->dtype)) {
       ts_tensor_info ti = *o->type->tensor;
       ti.dtype = TS_DT_NONE;
       const ts_type *t = ts_type_tensor(&c->node->graph->arena, &ti);

@@ -48,85 +48,21 @@ static const char *pw_dt_cname(ts_dtype dt) {
   }
 }
 
-static bool pw_is_float(ts_dtype dt) {
-  return dt == TS_DT_FLOAT16 || dt == TS_DT_FLOAT32 || dt == TS_DT_FLOAT64 || dt == TS_DT_BFLOAT16;
+/* An operand's category for result_type. */
+static ts_result_kind pw_rkind(int32_t ndim, bool wrapped) {
+  return wrapped ? TS_RESULT_WRAPPED : ndim > 0 ? TS_RESULT_DIM : TS_RESULT_ZERO_DIM;
 }
-
-static int pw_int_bits(ts_dtype dt) {
-  switch (dt) {
-  case TS_DT_UINT8: case TS_DT_INT8: return 8;
-  case TS_DT_INT16: return 16;
-  case TS_DT_INT32: return 32;
-  default: return 64;
-  }
-}
-
-/* c10::promoteTypes over the ten supported dtypes. */
-static ts_dtype pw_promote(ts_dtype a, ts_dtype b) {
-  if (a == TS_DT_NONE) return b;
-  if (b == TS_DT_NONE || a == b) return a;
-  if (a == TS_DT_BOOL) return b;
-  if (b == TS_DT_BOOL) return a;
-  bool fa = pw_is_float(a), fb = pw_is_float(b);
-  if (fa && fb) {
-    if ((a == TS_DT_FLOAT16 && b == TS_DT_BFLOAT16) || (a == TS_DT_BFLOAT16 && b == TS_DT_FLOAT16))
-      return TS_DT_FLOAT32;
-    if (a == TS_DT_FLOAT64 || b == TS_DT_FLOAT64) return TS_DT_FLOAT64;
-    if (a == TS_DT_FLOAT32 || b == TS_DT_FLOAT32) return TS_DT_FLOAT32;
-    return a; /* unreachable: equal handled above */
-  }
-  if (fa) return a;
-  if (fb) return b;
-  if (a == TS_DT_UINT8 || b == TS_DT_UINT8) {
-    ts_dtype o = a == TS_DT_UINT8 ? b : a;
-    return o == TS_DT_INT8 ? TS_DT_INT16 : o;
-  }
-  return pw_int_bits(a) >= pw_int_bits(b) ? a : b;
-}
-
-/* c10::canCast: no float to integral, nothing but bool to bool. */
-static bool pw_can_cast(ts_dtype from, ts_dtype to) {
-  if (pw_is_float(from) && !pw_is_float(to)) return false;
-  if (from != TS_DT_BOOL && to == TS_DT_BOOL) return false;
-  return true;
-}
-
-/* ATen's combine_categories: a higher-priority result wins within its
- * category or above. */
-static ts_dtype pw_combine(ts_dtype higher, ts_dtype lower) {
-  if (pw_is_float(higher)) return higher;
-  if (higher == TS_DT_BOOL || pw_is_float(lower)) return pw_promote(higher, lower);
-  if (higher != TS_DT_NONE) return higher;
-  return lower;
-}
-
-typedef struct pw_rts {
-  ts_dtype dim, zero, wrapped;
-} pw_rts;
-
-static void pw_rts_add(pw_rts *s, ts_dtype dt, int32_t ndim, bool wrapped) {
-  if (wrapped) {
-    if (pw_is_float(dt)) dt = TS_DT_FLOAT32; /* the default dtype */
-    s->wrapped = pw_promote(s->wrapped, dt);
-  } else if (ndim > 0) {
-    s->dim = pw_promote(s->dim, dt);
-  } else {
-    s->zero = pw_promote(s->zero, dt);
-  }
-}
-
-static ts_dtype pw_rts_result(const pw_rts *s) { return pw_combine(s->dim, pw_combine(s->zero, s->wrapped)); }
 
 ts_dtype ts_rt_result_type(const ts_iv *operands, uint32_t n) {
-  pw_rts s = {TS_DT_NONE, TS_DT_NONE, TS_DT_NONE};
+  ts_result_state s = TS_RESULT_STATE_INIT;
   for (uint32_t k = 0; k < n; k++) {
     ts_iv v = operands[k];
-    if (v.tag == TS_IV_TENSOR) pw_rts_add(&s, (ts_dtype)v.u.t->dtype, v.u.t->ndim, false);
-    else if (v.tag == TS_IV_DOUBLE) pw_rts_add(&s, TS_DT_FLOAT64, 0, true);
-    else if (v.tag == TS_IV_INT) pw_rts_add(&s, TS_DT_INT64, 0, true);
-    else if (v.tag == TS_IV_BOOL) pw_rts_add(&s, TS_DT_BOOL, 0, true);
+    if (v.tag == TS_IV_TENSOR) ts_result_add(&s, (ts_dtype)v.u.t->dtype, pw_rkind(v.u.t->ndim, false));
+    else if (v.tag == TS_IV_DOUBLE) ts_result_add(&s, TS_DT_FLOAT64, TS_RESULT_WRAPPED);
+    else if (v.tag == TS_IV_INT) ts_result_add(&s, TS_DT_INT64, TS_RESULT_WRAPPED);
+    else if (v.tag == TS_IV_BOOL) ts_result_add(&s, TS_DT_BOOL, TS_RESULT_WRAPPED);
   }
-  ts_dtype r = pw_rts_result(&s);
+  ts_dtype r = ts_result_type(&s);
   return r == TS_DT_NONE ? TS_DT_FLOAT32 : r;
 }
 
@@ -673,7 +609,7 @@ static bool pw_exec_checked(ts_rt_ctx *c, pw_op op, const pw_par *par, ts_dtype 
   ts_rt_iter it;
   if (!ts_rt_iter_build(c, &it, out, odt, flags, in, nin)) return false;
   bool ok = true;
-  if (given && cast_from != TS_DT_NONE && !pw_can_cast(cast_from, (ts_dtype)given->dtype))
+  if (given && cast_from != TS_DT_NONE && !ts_type_can_cast(cast_from, (ts_dtype)given->dtype))
     ok = ts_rt_fail(c, "result type %s can't be cast to the desired output type %s", ts_rt_dtype_name(cast_from),
                     ts_rt_dtype_name((ts_dtype)given->dtype));
   if (ok && kdt != TS_DT_NONE) ok = pw_check_dtype(c, op, kdt);
@@ -688,7 +624,7 @@ static bool pw_exec_checked(ts_rt_ctx *c, pw_op op, const pw_par *par, ts_dtype 
   L.nops = nin + 1;
   L.cdt = cdt;
   L.dt[0] = (ts_dtype)(*out)->dtype;
-  bool ints = !pw_is_float(cdt);
+  bool ints = !ts_dtype_is_float(cdt);
   for (int32_t k = 0; k < nin; k++) {
     ts_dtype dt = (ts_dtype)in[k]->dtype;
     L.dt[1 + k] = dt;
@@ -696,7 +632,7 @@ static bool pw_exec_checked(ts_rt_ctx *c, pw_op op, const pw_par *par, ts_dtype 
   }
   if (par) L.par = *par;
   atomic_init(&L.zerodiv, 0);
-  ts_rt_iter_loop fn = cdt == TS_DT_FLOAT64 ? pw_loop_d : pw_is_float(cdt) ? pw_loop_f : pw_loop_i;
+  ts_rt_iter_loop fn = cdt == TS_DT_FLOAT64 ? pw_loop_d : ts_dtype_is_float(cdt) ? pw_loop_f : pw_loop_i;
   ts_rt_iter_run(c, &it, TS_RT_ITER_GRAIN, fn, &L);
   if (atomic_load(&L.zerodiv)) {
     if (!given) ts_rt_tensor_release(*out);
@@ -766,16 +702,17 @@ static bool pw_arg_get(ts_rt_ctx *c, const ts_rt_call *call, uint32_t i, pw_tmp 
 }
 
 static ts_dtype pw_args_type(const pw_arg *args, int n) {
-  pw_rts s = {TS_DT_NONE, TS_DT_NONE, TS_DT_NONE};
-  for (int k = 0; k < n; k++) pw_rts_add(&s, (ts_dtype)args[k].t->dtype, args[k].t->ndim, args[k].wrapped);
-  return pw_rts_result(&s);
+  ts_result_state s = TS_RESULT_STATE_INIT;
+  for (int k = 0; k < n; k++)
+    ts_result_add(&s, (ts_dtype)args[k].t->dtype, pw_rkind(args[k].t->ndim, args[k].wrapped));
+  return ts_result_type(&s);
 }
 
 /* The dtype checks of op's flags on dtype dt. */
 static bool pw_check_dtype(ts_rt_ctx *c, pw_op op, ts_dtype dt) {
   unsigned f = pw_descs[op].flags;
-  bool bad = ((f & PF_NOINT) && !pw_is_float(dt)) || ((f & PF_NOBOOL) && dt == TS_DT_BOOL) ||
-             ((f & PF_INTONLY) && pw_is_float(dt)) || ((f & PF_NOHALF) && dt == TS_DT_FLOAT16) ||
+  bool bad = ((f & PF_NOINT) && !ts_dtype_is_float(dt)) || ((f & PF_NOBOOL) && dt == TS_DT_BOOL) ||
+             ((f & PF_INTONLY) && ts_dtype_is_float(dt)) || ((f & PF_NOHALF) && dt == TS_DT_FLOAT16) ||
              ((f & PF_NOBF16) && dt == TS_DT_BFLOAT16);
   if (!bad) return true;
   if (op == PW_RELU && dt == TS_DT_BOOL) return ts_rt_fail(c, "Boolean inputs not supported for relu");
@@ -791,7 +728,7 @@ static ts_rt_tensor *pw_run(ts_rt_ctx *c, pw_op op, const pw_par *par, const pw_
   if (cdt == TS_DT_NONE) cdt = pw_args_type(args, nin);
   ts_dtype kdt = cdt;
   unsigned f = pw_descs[op].flags;
-  if ((f & PF_PROMOTE) && !pw_is_float(cdt)) cdt = TS_DT_FLOAT32;
+  if ((f & PF_PROMOTE) && !ts_dtype_is_float(cdt)) cdt = TS_DT_FLOAT32;
   ts_dtype odt = (f & PF_BOOLOUT) ? TS_DT_BOOL : cdt;
   const ts_rt_tensor *in[TS_RT_ITER_MAX_OPS];
   for (int k = 0; k < nin; k++) in[k] = args[k].t;
@@ -858,7 +795,7 @@ static ts_rt_tensor *pw_unary(ts_rt_ctx *c, pw_op op, const pw_par *par, const t
   ts_dtype dt = (ts_dtype)a->dtype;
   ts_dtype cdt = TS_DT_NONE;
   if (op == PW_NEG && dt == TS_DT_BOOL) return ts_rt_fail(c, "%s", pw_neg_bool_msg), NULL;
-  if (op == PW_ROUND_DEC && !pw_is_float(dt)) /* decimals=0 goes to round's kernel */
+  if (op == PW_ROUND_DEC && !ts_dtype_is_float(dt)) /* decimals=0 goes to round's kernel */
     return ts_rt_fail(c, "\"%s\" not implemented for '%s'", par->i[0] ? "round_cpu" : "round_vml_cpu",
                       ts_rt_dtype_name(dt)), NULL;
   if (op == PW_SQUARE && dt == TS_DT_BOOL) cdt = TS_DT_INT64; /* square is pow(x, 2) */
@@ -911,7 +848,7 @@ static bool pw_k_unary(ts_rt_ctx *c, ts_rt_call *call, pw_op op, pw_mode mode) {
 static bool pw_alpha_check(ts_rt_ctx *c, ts_dtype dt, ts_iv alpha) {
   if (alpha.tag == TS_IV_BOOL && dt != TS_DT_BOOL)
     return ts_rt_fail(c, "Boolean alpha only supported for Boolean results.");
-  if (!pw_is_float(dt) && alpha.tag == TS_IV_DOUBLE)
+  if (!ts_dtype_is_float(dt) && alpha.tag == TS_IV_DOUBLE)
     return ts_rt_fail(c, "For integral input tensors, argument alpha must not be a floating point number.");
   return true;
 }
@@ -945,7 +882,7 @@ static ts_rt_tensor *pw_binary(ts_rt_ctx *c, pw_op op, pw_arg a, pw_arg b, ts_iv
       if (alpha.tag == TS_IV_INT) par.i[0] = alpha.u.i;
     }
   }
-  if (op == PW_POW && b.wrapped && b.num.tag == TS_IV_INT && b.num.u.i < 0 && !pw_is_float(cdt))
+  if (op == PW_POW && b.wrapped && b.num.tag == TS_IV_INT && b.num.u.i < 0 && !ts_dtype_is_float(cdt))
     return ts_rt_fail(c, "Integers to negative integer powers are not allowed."), NULL;
   return pw_run(c, op, &par, args, 2, cdt, out, mode);
 }
@@ -1011,7 +948,7 @@ static bool pw_k_clamp(ts_rt_ctx *c, ts_rt_call *call, int which, pw_mode mode) 
                                                                            : "clamp_max_scalar_cpu");
     /* clamp_ with Scalar bounds allows no promotion of an integral self (ATen's clamp meta) */
     ts_dtype sdt = (ts_dtype)args[0].t->dtype;
-    if (ok && mode == PW_INPLACE && args[1].wrapped && !pw_is_float(sdt) && cdt != sdt)
+    if (ok && mode == PW_INPLACE && args[1].wrapped && !ts_dtype_is_float(sdt) && cdt != sdt)
       ok = ts_rt_fail(c, "result type %s can't be cast to the desired output type %s", ts_rt_dtype_name(cdt),
                       pw_dt_cname(sdt));
     if (ok && op == PW_CLAMP && cdt == TS_DT_BOOL) ok = ts_rt_fail(c, "\"clamp_cpu\" not implemented for 'Bool'");
@@ -1120,7 +1057,7 @@ static bool pw_k_lerp(ts_rt_ctx *c, ts_rt_call *call, pw_mode mode) {
     else if (!args[2].wrapped && args[2].t->dtype != dt)
       ok = ts_rt_fail(c, "expected dtype %s for `weight` but got dtype %s", pw_dt_cname(dt),
                       pw_dt_cname((ts_dtype)args[2].t->dtype));
-    else if (!pw_is_float(dt))
+    else if (!ts_dtype_is_float(dt))
       ok = ts_rt_fail(c, "\"%s\" not implemented for '%s'", args[2].wrapped ? "lerp_kernel_scalar"
                                                                             : "lerp_kernel_tensor", ts_rt_dtype_name(dt));
     if (ok) r = pw_run(c, PW_LERP, NULL, args, 3, dt, out, mode);
@@ -1138,7 +1075,7 @@ static bool pw_k_addc(ts_rt_ctx *c, ts_rt_call *call, pw_op op, pw_mode mode) {
   bool ok = pw_arg_get(c, call, 0, &tm, &args[0]) && pw_arg_get(c, call, 1, &tm, &args[1]) &&
             pw_arg_get(c, call, 2, &tm, &args[2]) && ts_rt_arg_double(c, call, 3, &value) &&
             pw_out_arg(c, call, mode, &out);
-  if (ok && op == PW_ADDCDIV && !pw_is_float((ts_dtype)args[1].t->dtype) && !pw_is_float((ts_dtype)args[2].t->dtype))
+  if (ok && op == PW_ADDCDIV && !ts_dtype_is_float((ts_dtype)args[1].t->dtype) && !ts_dtype_is_float((ts_dtype)args[2].t->dtype))
     ok = ts_rt_fail(c, "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
                        "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
                        "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
@@ -1246,7 +1183,7 @@ bool ts_rt_binary_op_(ts_rt_ctx *c, ts_rt_binary op, ts_rt_tensor *a, const ts_r
 
 ts_rt_tensor *ts_rt_add(ts_rt_ctx *c, const ts_rt_tensor *a, const ts_rt_tensor *b, double alpha) {
   ts_iv al = alpha == (double)(int64_t)alpha ? ts_iv_int((int64_t)alpha) : ts_iv_double(alpha);
-  if (pw_is_float((ts_dtype)a->dtype) || pw_is_float((ts_dtype)b->dtype)) al = ts_iv_double(alpha);
+  if (ts_dtype_is_float((ts_dtype)a->dtype) || ts_dtype_is_float((ts_dtype)b->dtype)) al = ts_iv_double(alpha);
   return pw_binary(c, PW_ADD, pw_targ(a), pw_targ(b), al, NULL, PW_NEW);
 }
 
@@ -1256,7 +1193,7 @@ static ts_rt_tensor *pw_scalar_op(ts_rt_ctx *c, pw_op op, const ts_rt_tensor *a,
   pw_tmp tm = {{NULL}, 0};
   pw_arg b;
   bool integral = s == floor(s) && fabs(s) < 9.0e18;
-  ts_iv v = integral && !pw_is_float((ts_dtype)a->dtype) ? ts_iv_int((int64_t)s) : ts_iv_double(s);
+  ts_iv v = integral && !ts_dtype_is_float((ts_dtype)a->dtype) ? ts_iv_int((int64_t)s) : ts_iv_double(s);
   ts_rt_tensor *r = NULL;
   if (pw_wrap(c, &tm, v, &b)) r = pw_binary(c, op, pw_targ(a), b, ts_iv_int(1), NULL, PW_NEW);
   pw_tmp_free(&tm);
