@@ -624,8 +624,26 @@ enum {
   TS_OPF_VARIADIC = 1 << 2, /* input/output count set by the node (ListConstruct, TupleUnpack, ...) */
   /* Elementwise on its tensor arguments (with broadcasting), no aliasing
    * of its inputs, no side effects: what passes/fuse.c may put in a
-   * prim::FusionGroup and codegen lowers to one loop. */
+   * prim::FusionGroup and codegen lowers to one loop. Set by the TS_PW rows
+   * of ops.def (its formula and dtype rule there). */
   TS_OPF_POINTWISE = 1 << 3,
+  /* Random (PyTorch's nondeterministic_seeded: dropout, rand, bernoulli,
+   * ...): two runs differ. Also set for every kind with a Generator
+   * argument. */
+  TS_OPF_RANDOM = 1 << 4,
+  /* Only autograd sees what it does: without gradients it returns its input
+   * as it is (detach, requires_grad_) or makes what only a backward pass
+   * reads (AutogradZero). */
+  TS_OPF_GRAD_ONLY = 1 << 5,
+  /* Returns its input itself when it can and a copy otherwise (reshape,
+   * contiguous, to): "Tensor(a)" in its schema, but not a view. */
+  TS_OPF_MAY_COPY = 1 << 6,
+  /* Derived from the schemas' alias annotations by ts_ops_init, never
+   * written in ops.def: */
+  TS_OPF_VIEW = 1 << 8,       /* an overload returns a view of an input (ts_op_is_view) */
+  TS_OPF_INPLACE = 1 << 9,    /* an overload writes self and returns it (ts_op_is_inplace) */
+  TS_OPF_OUT = 1 << 10,       /* an overload writes an out= argument (ts_op_is_out) */
+  TS_OPF_HAS_INPLACE = 1 << 11, /* the table has its in-place kind: add has add_ (ts_op_inplace_kind) */
 };
 
 /* One entry of the op table: a node kind with all its overloads. */
@@ -646,6 +664,18 @@ const ts_opdef *ts_op_get(ts_kind k);
 const ts_schema *const *ts_op_schemas(ts_kind k, uint32_t *n);
 /* The schema with this overload name ("" for the unnamed one), or NULL. */
 const ts_schema *ts_op_find_overload(ts_kind k, const char *overload);
+/* Schema properties read from the alias annotations. In place: self is
+ * written ("Tensor(a!) self") and returned. Out=: a keyword-only argument is
+ * written ("*, Tensor(a!) out"). View: a return aliases an input without
+ * writing it ("Tensor(a) self -> Tensor(a)", "Tensor(a)[]"), and the kind
+ * is not TS_OPF_MAY_COPY. */
+bool ts_op_is_inplace(const ts_schema *s);
+bool ts_op_is_out(const ts_schema *s);
+bool ts_op_is_view(const ts_schema *s);
+/* The in-place kind of an op (aten::add -> aten::add_) and back; TS_K_OTHER
+ * if the table has none. */
+ts_kind ts_op_inplace_kind(ts_kind k);
+ts_kind ts_op_functional_kind(ts_kind inplace);
 /* The overload whose argument types accept the node's inputs (one taking
  * exactly that many arguments first, then one whose missing ones default) and
  * whose returns match its outputs, or NULL. */

@@ -120,6 +120,54 @@ static void test_kinds(void) {
   TS_CHECK(ts_op_schemas(TS_K_OTHER, &n) == NULL && n == 0);
 }
 
+/* The flags ts_ops_init derives from the alias annotations, and the ones
+ * ops.def writes. */
+static void test_derived_flags(void) {
+  const ts_schema *view = ts_op_find_overload(TS_K_aten_view, "");
+  const ts_schema *chunk = ts_op_find_overload(TS_K_aten_chunk, "");
+  const ts_schema *reshape = ts_op_find_overload(TS_K_aten_reshape, "");
+  const ts_schema *to = ts_op_find_overload(TS_K_aten_to, "dtype");
+  const ts_schema *add = ts_op_find_overload(TS_K_aten_add, "Tensor");
+  const ts_schema *add_out = ts_op_find_overload(TS_K_aten_add, "out");
+  const ts_schema *add_ = ts_op_find_overload(TS_K_aten_add_, "Tensor");
+  const ts_schema *getitem = ts_op_find_overload(TS_K_aten___getitem__, "t");
+  if (!TS_CHECK(view && chunk && reshape && to && add && add_out && add_ && getitem))
+    return;
+  TS_CHECK(ts_op_is_view(view));
+  TS_CHECK(ts_op_is_view(chunk)); /* Tensor(a)[] */
+  TS_CHECK(!ts_op_is_view(reshape)); /* TS_OPF_MAY_COPY */
+  TS_CHECK(!ts_op_is_view(to));
+  TS_CHECK(!ts_op_is_view(add) && !ts_op_is_view(add_) && !ts_op_is_view(getitem));
+  TS_CHECK(ts_op_is_inplace(add_) && !ts_op_is_inplace(add) && !ts_op_is_inplace(add_out));
+  TS_CHECK(ts_op_is_out(add_out) && !ts_op_is_out(add) && !ts_op_is_out(add_));
+  TS_CHECK(!ts_op_is_view(NULL) && !ts_op_is_inplace(NULL) && !ts_op_is_out(NULL));
+  TS_CHECK(ts_op_get(TS_K_aten_view)->flags & TS_OPF_VIEW);
+  TS_CHECK(!(ts_op_get(TS_K_aten_reshape)->flags & TS_OPF_VIEW));
+  TS_CHECK(ts_op_get(TS_K_aten_reshape)->flags & TS_OPF_MAY_COPY);
+  TS_CHECK(ts_op_get(TS_K_aten_add_)->flags & TS_OPF_INPLACE);
+  TS_CHECK(ts_op_get(TS_K_aten_add)->flags & TS_OPF_OUT);
+  TS_CHECK(ts_op_get(TS_K_aten_add)->flags & TS_OPF_HAS_INPLACE);
+  TS_CHECK(!(ts_op_get(TS_K_aten_add_)->flags & TS_OPF_HAS_INPLACE));
+  TS_CHECK_INTEQ(ts_op_inplace_kind(TS_K_aten_add), TS_K_aten_add_);
+  TS_CHECK_INTEQ(ts_op_functional_kind(TS_K_aten_add_), TS_K_aten_add);
+  TS_CHECK_INTEQ(ts_op_inplace_kind(TS_K_aten_view), TS_K_OTHER);
+  TS_CHECK_INTEQ(ts_op_functional_kind(TS_K_aten_add), TS_K_OTHER);
+  TS_CHECK_INTEQ(ts_op_inplace_kind(TS_K_OTHER), TS_K_OTHER);
+  TS_CHECK(ts_op_get(TS_K_aten_dropout)->flags & TS_OPF_RANDOM);
+  TS_CHECK(!(ts_op_get(TS_K_aten_add)->flags & TS_OPF_RANDOM));
+  TS_CHECK(ts_op_get(TS_K_aten_detach)->flags & TS_OPF_GRAD_ONLY);
+  /* every kind the table pairs is X and X_, and X_ writes its self */
+  for (int k = 0; k < TS_K_COUNT; k++) {
+    ts_kind ip = ts_op_inplace_kind((ts_kind)k);
+    if (ip == TS_K_OTHER)
+      continue;
+    TS_CHECK_INTEQ(ts_op_functional_kind(ip), k);
+    TS_CHECK(ts_op_get(ip)->flags & TS_OPF_INPLACE);
+    size_t n = strlen(ts_kind_name((ts_kind)k));
+    TS_CHECK(strncmp(ts_kind_name(ip), ts_kind_name((ts_kind)k), n) == 0 && strcmp(ts_kind_name(ip) + n, "_") == 0);
+  }
+}
+
 static void test_basic(void) {
   const ts_schema *s = parse_ok("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
   if (!s)
@@ -591,6 +639,7 @@ int main(void) {
   ts_arena_init(&arena, 0);
   test_table_roundtrip();
   test_kinds();
+  test_derived_flags();
   test_basic();
   test_types();
   test_alias();
