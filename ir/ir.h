@@ -655,6 +655,72 @@ struct ts_opdef {
   uint32_t nschemas;
 };
 
+/* The pointwise rows of ops.def (TS_PW, TS_PWF; the format is described
+ * there): one op id per row, and what every layer reads of it. */
+typedef enum ts_pw_op {
+#define TS_OP(...)
+#define TS_PW(ns, name, ...) TS_PW_##name,
+#define TS_PWF(name, ...) TS_PW_##name,
+#include "ops.def"
+#undef TS_OP
+#undef TS_PW
+#undef TS_PWF
+  TS_PW_COUNT
+} ts_pw_op;
+
+typedef enum ts_pw_layout {
+  TS_PWL_UNARY,
+  TS_PWL_BINARY,
+  TS_PWL_ALPHA,
+  TS_PWL_DIV,
+  TS_PWL_CLAMP,
+  TS_PWL_WHERE,
+  TS_PWL_MASKED_FILL,
+  TS_PWL_LERP,
+  TS_PWL_ADDC,
+  TS_PWL_GELU,
+  TS_PWL_ROUND,
+  TS_PWL_TYPE_AS,
+} ts_pw_layout;
+
+/* A row's rule: its dtypes and forms (ops.def says what each means). */
+enum {
+  TS_PWR_PROMOTE = 1 << 0,
+  TS_PWR_NOINT = 1 << 1,
+  TS_PWR_NOBOOL = 1 << 2,
+  TS_PWR_INTONLY = 1 << 3,
+  TS_PWR_NOHALF = 1 << 4,
+  TS_PWR_NOBF16 = 1 << 5,
+  TS_PWR_BOOLOUT = 1 << 6,
+  TS_PWR_SELF = 1 << 7,
+  TS_PWR_BOOL_INT64 = 1 << 8,
+  TS_PWR_NOFUSE_INT = 1 << 9,
+  TS_PWR_NOFUSE = 1 << 10,
+  TS_PWR_ALONE = 1 << 11,
+  TS_PWR_AUTOGEN_OUT = 1 << 12,
+  TS_PWR_AUTOGEN_SCALAR_OTHER = 1 << 13,
+  TS_PWR_AUTOGEN_SCALAR_SELF = 1 << 14,
+};
+
+typedef struct ts_pw_def {
+  ts_pw_op op;
+  ts_kind kind;      /* TS_K_OTHER for a TS_PWF formula */
+  const char *name;  /* "abs" */
+  uint8_t layout;    /* ts_pw_layout */
+  uint8_t nin;       /* operands a, b, w */
+  unsigned rule;     /* TS_PWR_* */
+  const char *kname; /* the ATen kernel's name in "not implemented for" messages */
+} ts_pw_def;
+
+/* The row of an op id (NULL if out of range). */
+const ts_pw_def *ts_pw_get(ts_pw_op op);
+/* The row declaring kind k, or the row whose in-place kind k is (aten::abs_
+ * gives abs's); NULL for other kinds. */
+const ts_pw_def *ts_pw_of_kind(ts_kind k);
+/* Whether an out= overload of a row is one PyTorch generates from the
+ * functional op (its TS_PWR_AUTOGEN_* rule). */
+bool ts_pw_out_is_autogen(const ts_pw_def *d, const ts_schema *s);
+
 /* Parses every schema in the table, once (thread-safe). False, with the
  * reasons in `d` (may be NULL), if any schema is malformed or names another
  * kind than its entry. */

@@ -303,6 +303,55 @@ ts_kind ts_op_functional_kind(ts_kind inplace) {
   return ts_op_functional_of[inplace];
 }
 
+/* ----------------------------------------------------- pointwise rows */
+
+static const ts_pw_def ts_pw_rows[TS_PW_COUNT] = {
+#define TS_OP(...)
+#define TS_PW(ns, name, ip, layout, nin, rule, kname, formula, schemas, ipschemas)                                 \
+  {TS_PW_##name, TS_K_##ns##_##name, #name, TS_PWL_##layout, nin, rule, kname},
+#define TS_PWF(name, layout, nin, rule, kname, formula) {TS_PW_##name, TS_K_OTHER, #name, TS_PWL_##layout, nin, rule, kname},
+#include "ops.def"
+#undef TS_OP
+#undef TS_PW
+#undef TS_PWF
+};
+
+/* The row of each kind a TS_PW row declares, plus one: 0 for none. */
+static const uint8_t ts_pw_by_kind[TS_K_COUNT] = {
+#define TS_OP(...)
+#define TS_PW(ns, name, ...) [TS_K_##ns##_##name] = TS_PW_##name + 1,
+#define TS_PWF(...)
+#include "ops.def"
+#undef TS_OP
+#undef TS_PW
+#undef TS_PWF
+};
+
+_Static_assert(TS_PW_COUNT < 255, "ts_pw_by_kind holds a row number in a byte");
+
+const ts_pw_def *ts_pw_get(ts_pw_op op) { return (unsigned)op < TS_PW_COUNT ? &ts_pw_rows[op] : NULL; }
+
+const ts_pw_def *ts_pw_of_kind(ts_kind k) {
+  if ((unsigned)k >= TS_K_COUNT)
+    return NULL;
+  if (ts_pw_by_kind[k])
+    return &ts_pw_rows[ts_pw_by_kind[k] - 1];
+  ts_kind base = ts_op_functional_kind(k);
+  return base != TS_K_OTHER && ts_pw_by_kind[base] ? &ts_pw_rows[ts_pw_by_kind[base] - 1] : NULL;
+}
+
+/* Whether argument i of s is a Scalar (a number, not a tensor). */
+static bool ts_pw_arg_scalar(const ts_schema *s, uint32_t i) {
+  return i < s->nargs && s->args[i].type->kind == TS_TY_NUMBER;
+}
+
+bool ts_pw_out_is_autogen(const ts_pw_def *d, const ts_schema *s) {
+  if (!d || !ts_op_is_out(s))
+    return false;
+  return (d->rule & TS_PWR_AUTOGEN_OUT) || ((d->rule & TS_PWR_AUTOGEN_SCALAR_OTHER) && ts_pw_arg_scalar(s, 1)) ||
+         ((d->rule & TS_PWR_AUTOGEN_SCALAR_SELF) && ts_pw_arg_scalar(s, 0));
+}
+
 /* Whether a schema argument of type `p` takes a value of type `s`: PyTorch's
  * subtyping, with type variables and Any taking anything, and the enum-like
  * types (ScalarType, Layout, MemoryFormat) taking the ints they are at run

@@ -20,7 +20,8 @@
 
 /* ------------------------------------------------------------ registry */
 
-static const ts_sr_def *const ts_sr_tables[] = {ts_sr_rules_pointwise, ts_sr_rules_shape, ts_sr_rules_nn};
+static const ts_sr_def *ts_sr_tables[] = {NULL /* pointwise */, ts_sr_rules_shape, ts_sr_rules_nn};
+static const ts_sr_def ts_sr_none[] = {{NULL, NULL}};
 
 static pthread_once_t ts_sr_once = PTHREAD_ONCE_INIT;
 static bool ts_sr_ok;
@@ -55,6 +56,12 @@ static void ts_sr_init_once(void) {
   if (!ts_sr_ok)
     ts_buf_printf(&ts_sr_errors, "the op table does not parse: %s\n", od.text.data ? od.text.data : "");
   ts_diag_free(&od);
+  ts_sr_tables[0] = ts_sr_rules_pointwise();
+  if (!ts_sr_tables[0]) {
+    ts_sr_tables[0] = ts_sr_none;
+    ts_sr_ok = false;
+    ts_buf_puts(&ts_sr_errors, "out of memory making the pointwise shape rules\n");
+  }
   uint32_t total = 0;
   for (size_t t = 0; t < sizeof ts_sr_tables / sizeof *ts_sr_tables; t++)
     for (const ts_sr_def *e = ts_sr_tables[t]; e->schema; e++)

@@ -60,8 +60,9 @@ ts_sr_fn ts_sr_rule_for(const ts_schema *s);
 /* Every table entry, for tests; count in *n. */
 const ts_sr_def *const *ts_sr_all(uint32_t *n);
 
-/* The tables, one per file. */
-extern const ts_sr_def ts_sr_rules_pointwise[];
+/* The tables, one per file; the pointwise one is made from ir/ops.def's
+ * rows at first use (NULL: out of memory). */
+const ts_sr_def *ts_sr_rules_pointwise(void);
 extern const ts_sr_def ts_sr_rules_shape[];
 extern const ts_sr_def ts_sr_rules_nn[];
 

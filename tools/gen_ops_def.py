@@ -19,7 +19,9 @@ the printer writes for some builtins (int(...), print(...), isinstance(...),
 fork(...), x.tolist(), `with`, ...) count as their kinds (PRINTED_FORMS).
 
 With --existing, the kinds already in that ops.def are included too and keep
-their flags, and an entry that is TS_NO_SCHEMA there stays so. Schemas come
+their flags, and an entry that is TS_NO_SCHEMA there stays so; the kinds of
+its pointwise rows (TS_PW, and their in-place kinds) are left out, since a
+row is written by hand (ops.def's header says how). Schemas come
 from `torch._C._jit_get_all_schemas()` (Debian's python3-torch 1.13: run
 with /usr/bin/python3), or from --schemas FILE holding one schema per line
 as str(schema) prints it.
@@ -173,6 +175,18 @@ def read_existing(path):
     return out
 
 
+def read_pointwise_rows(path):
+    """The kinds an ops.def declares by TS_PW rows (with IP, name_ too)."""
+    text = open(path).read()
+    out = set()
+    for m in re.finditer(r"^TS_PW\((\w+),\s*(\w+),\s*(IP|NOIP),", text, re.M):
+        ns, name, ip = m.groups()
+        out.add(f"{ns}::{name}")
+        if ip == "IP":
+            out.add(f"{ns}::{name}_")
+    return out
+
+
 def c_string(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -216,6 +230,9 @@ def main():
         kinds.update(EMITTER_KINDS)
     existing = read_existing(args.existing) if args.existing else {}
     kinds.update(existing)
+    # a pointwise row (TS_PW) is written by hand: its kinds are not printed
+    pointwise = read_pointwise_rows(args.existing) if args.existing else set()
+    kinds -= pointwise
 
     by_kind = {}
     for s in load_schemas(args.schemas):

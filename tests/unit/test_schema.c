@@ -78,20 +78,25 @@ static void test_table_roundtrip(void) {
 }
 
 /* Kind names: every entry is found by name, other names are TS_K_OTHER, and
- * ops.def keeps each namespace sorted. */
+ * ops.def keeps each namespace sorted (the in-place kind a TS_PW row
+ * declares follows its op, and is left out of the order). */
 static void test_kinds(void) {
+  const char *prev = NULL;
   for (int k = 0; k < TS_K_COUNT; k++) {
     const char *name = ts_kind_name((ts_kind)k);
     if (!TS_CHECK(name != NULL))
       continue;
     TS_CHECK_INTEQ(ts_kind_lookup(name, strlen(name)), k);
-    if (k > 0) {
-      const char *prev = ts_kind_name((ts_kind)(k - 1));
+    ts_kind base = ts_op_functional_kind((ts_kind)k);
+    if (base != TS_K_OTHER && (int)base == k - 1 && ts_pw_of_kind(base))
+      continue;
+    if (prev) {
       const char *c1 = strchr(prev, ':'), *c2 = strchr(name, ':');
       if ((c1 - prev) == (c2 - name) && strncmp(prev, name, (size_t)(c1 - prev)) == 0 &&
           !TS_CHECK(strcmp(prev, name) < 0))
         fprintf(stderr, "  ops.def out of order: %s before %s\n", prev, name);
     }
+    prev = name;
   }
   TS_CHECK_STREQ(ts_kind_name(TS_K_aten_add), "aten::add");
   TS_CHECK_STREQ(ts_kind_name(TS_K_prim_If), "prim::If");
