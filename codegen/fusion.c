@@ -1024,6 +1024,7 @@ static LLVMValueRef fz_p_shift(fz_fn *F, bool left, LLVMValueRef x, LLVMValueRef
 #define PW_GELU(x) fz_p_math(F, TS_CG_GELU_ERF, x, NULL)
 #define PW_GELU_TANH(x) fz_p_math(F, TS_CG_GELU_TANH, x, NULL)
 #define PW_ATAN2(x, y) fz_p_libm(F, "atan2", x, y)
+#define PW_HYPOT(x, y) fz_p_libm(F, "hypot", x, y)
 #define PW_POW(x, y) fz_p_pow(F, p, x, y)
 #define PW_DIVTRUNC(x, y) fz_p_divtrunc(F, x, y)
 #define PW_DIVFLOOR(x, y) fz_p_divfloor(F, x, y)

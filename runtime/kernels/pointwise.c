@@ -298,6 +298,7 @@ PW_FFORM_DEF(d, double)
 #define PW_GELU(x) PW_CAT(pw_gelu_, PW_SUF)(x)
 #define PW_GELU_TANH(x) PW_CAT(pw_gelu_tanh_, PW_SUF)(x)
 #define PW_ATAN2(x, y) atan2(x, y)
+#define PW_HYPOT(x, y) hypot(x, y)
 #define PW_POW(x, y) pow(x, y)
 #define PW_DIVTRUNC(x, y) trunc((x) / (y))
 #define PW_DIVFLOOR(x, y) PW_CAT(pw_divfloor_, PW_SUF)(x, y)
@@ -491,6 +492,7 @@ static inline int64_t pw_zerodiv(pw_loop *L) {
 #undef PW_GELU
 #undef PW_GELU_TANH
 #undef PW_ATAN2
+#undef PW_HYPOT
 #undef PW_POW
 #undef PW_DIVTRUNC
 #undef PW_DIVFLOOR
@@ -546,6 +548,7 @@ static inline int64_t pw_zerodiv(pw_loop *L) {
 #define PW_GELU(x) PW_ZERO
 #define PW_GELU_TANH(x) PW_ZERO
 #define PW_ATAN2(x, y) PW_ZERO
+#define PW_HYPOT(x, y) PW_ZERO
 #define PW_POW(x, y) pw_powi(x, y)
 #define PW_DIVTRUNC(x, y) ((y) == 0 ? pw_zerodiv(L) : pw_idiv(x, y))
 #define PW_DIVFLOOR(x, y) ((y) == 0 ? pw_zerodiv(L) : pw_idivfloor(x, y))
