@@ -65,225 +65,11 @@
 
 /* ------------------------------------------------------------------ ops */
 
-typedef enum fz_op {
-  /* unary */
-  FZ_ABS, FZ_NEG, FZ_EXP, FZ_LOG, FZ_LOG2, FZ_LOG10, FZ_LOG1P, FZ_EXPM1, FZ_SQRT, FZ_RSQRT, FZ_SIN, FZ_COS,
-  FZ_TAN, FZ_ASIN, FZ_ACOS, FZ_ATAN, FZ_SINH, FZ_COSH, FZ_TANH, FZ_SIGMOID, FZ_RELU, FZ_GELU, FZ_GELU_TANH,
-  FZ_SILU, FZ_MISH, FZ_HARDSWISH, FZ_HARDSIGMOID, FZ_HARDTANH, FZ_ELU, FZ_LEAKY_RELU, FZ_SOFTPLUS, FZ_ERF,
-  FZ_FLOOR, FZ_CEIL, FZ_ROUND, FZ_ROUND_DEC, FZ_TRUNC, FZ_FRAC, FZ_SIGN, FZ_RECIPROCAL, FZ_SQUARE,
-  FZ_LOGICAL_NOT, FZ_BITWISE_NOT, FZ_ISNAN, FZ_ISINF, FZ_ISFINITE, FZ_THRESHOLD, FZ_COPY,
-  /* binary */
-  FZ_ADD, FZ_SUB, FZ_MUL, FZ_DIV, FZ_DIV_TRUNC, FZ_DIV_FLOOR, FZ_REMAINDER, FZ_FMOD, FZ_POW, FZ_MAXIMUM,
-  FZ_MINIMUM, FZ_ATAN2, FZ_BAND, FZ_BOR, FZ_BXOR, FZ_LAND, FZ_LOR, FZ_LXOR, FZ_EQ, FZ_NE, FZ_LT, FZ_LE, FZ_GT,
-  FZ_GE, FZ_CLAMP_MIN, FZ_CLAMP_MAX,
-  /* ternary */
-  FZ_CLAMP, FZ_WHERE, FZ_LERP, FZ_ADDCMUL, FZ_ADDCDIV,
-  FZ_NOPS,
-  /* aliases resolved while planning */
-  FZ_SELU, FZ_RELU6, FZ_RSUB, FZ_DIV_MODE,
-} fz_op;
-
-/* The runtime's dtype rules per op (pointwise.c's PF_ flags). */
-enum {
-  FZ_PROMOTE = 1,  /* integral/bool inputs compute in float32 */
-  FZ_NOINT = 2,    /* refused on integral and bool dtypes */
-  FZ_NOBOOL = 4,   /* refused on bool */
-  FZ_INTONLY = 8,  /* refused on floating dtypes */
-  FZ_BOOLOUT = 16, /* the result is bool */
-  FZ_FLOATONLY = 32, /* lowered for floating compute dtypes only (integer forms raise or are not lowered) */
-};
-
-typedef struct fz_desc {
-  const char *kname; /* the ATen kernel's name, for reasons */
-  uint8_t flags;
-} fz_desc;
-
-static const fz_desc fz_descs[FZ_NOPS] = {
-    [FZ_ABS] = {"abs_cpu", FZ_NOBOOL},
-    [FZ_NEG] = {"neg_cpu", 0},
-    [FZ_EXP] = {"exp_vml_cpu", FZ_PROMOTE},
-    [FZ_LOG] = {"log_vml_cpu", FZ_PROMOTE},
-    [FZ_LOG2] = {"log2_vml_cpu", FZ_PROMOTE},
-    [FZ_LOG10] = {"log10_vml_cpu", FZ_PROMOTE},
-    [FZ_LOG1P] = {"log1p_vml_cpu", FZ_PROMOTE},
-    [FZ_EXPM1] = {"expm1_vml_cpu", FZ_PROMOTE},
-    [FZ_SQRT] = {"sqrt_vml_cpu", FZ_PROMOTE},
-    [FZ_RSQRT] = {"rsqrt_cpu", FZ_PROMOTE},
-    [FZ_SIN] = {"sin_vml_cpu", FZ_PROMOTE},
-    [FZ_COS] = {"cos_vml_cpu", FZ_PROMOTE},
-    [FZ_TAN] = {"tan_vml_cpu", FZ_PROMOTE},
-    [FZ_ASIN] = {"asin_vml_cpu", FZ_PROMOTE},
-    [FZ_ACOS] = {"acos_vml_cpu", FZ_PROMOTE},
-    [FZ_ATAN] = {"atan_vml_cpu", FZ_PROMOTE},
-    [FZ_SINH] = {"sinh_cpu", FZ_PROMOTE},
-    [FZ_COSH] = {"cosh_cpu", FZ_PROMOTE},
-    [FZ_TANH] = {"tanh_vml_cpu", FZ_PROMOTE},
-    [FZ_SIGMOID] = {"sigmoid_cpu", FZ_PROMOTE},
-    [FZ_RELU] = {"clamp_min_cpu", FZ_NOBOOL},
-    [FZ_GELU] = {"GeluKernelImpl", FZ_NOINT},
-    [FZ_GELU_TANH] = {"GeluKernelImpl", FZ_NOINT},
-    [FZ_SILU] = {"silu_cpu", FZ_NOINT},
-    [FZ_MISH] = {"mish_cpu", FZ_NOINT},
-    [FZ_HARDSWISH] = {"hardswish_cpu", FZ_NOINT},
-    [FZ_HARDSIGMOID] = {"hardsigmoid_cpu", FZ_NOINT},
-    [FZ_HARDTANH] = {"clamp_scalar_cpu", FZ_NOBOOL},
-    [FZ_ELU] = {"elu_cpu", FZ_NOINT},
-    [FZ_LEAKY_RELU] = {"leaky_relu_cpu", FZ_NOINT},
-    [FZ_SOFTPLUS] = {"softplus_cpu", FZ_NOINT},
-    [FZ_ERF] = {"erf_vml_cpu", FZ_PROMOTE},
-    [FZ_FLOOR] = {"floor_vml_cpu", FZ_NOBOOL},
-    [FZ_CEIL] = {"ceil_vml_cpu", FZ_NOBOOL},
-    [FZ_ROUND] = {"round_vml_cpu", FZ_NOBOOL},
-    [FZ_ROUND_DEC] = {"round_cpu", FZ_NOINT},
-    [FZ_TRUNC] = {"trunc_vml_cpu", FZ_NOBOOL},
-    [FZ_FRAC] = {"frac_cpu", FZ_NOINT},
-    [FZ_SIGN] = {"sign_cpu", 0},
-    [FZ_RECIPROCAL] = {"reciprocal_cpu", FZ_PROMOTE},
-    [FZ_SQUARE] = {"square", 0},
-    [FZ_LOGICAL_NOT] = {"logical_not_cpu", FZ_BOOLOUT},
-    [FZ_BITWISE_NOT] = {"bitwise_not_cpu", FZ_INTONLY},
-    [FZ_ISNAN] = {"isnan", FZ_BOOLOUT},
-    [FZ_ISINF] = {"isinf", FZ_BOOLOUT},
-    [FZ_ISFINITE] = {"isfinite", FZ_BOOLOUT},
-    [FZ_THRESHOLD] = {"threshold_cpu", FZ_NOBOOL},
-    [FZ_COPY] = {"copy_", 0},
-    [FZ_ADD] = {"add_cpu", 0},
-    [FZ_SUB] = {"sub_cpu", 0},
-    [FZ_MUL] = {"mul_cpu", 0},
-    [FZ_DIV] = {"div_true_cpu", FZ_PROMOTE},
-    [FZ_DIV_TRUNC] = {"div_trunc_cpu", FZ_NOBOOL | FZ_FLOATONLY},
-    [FZ_DIV_FLOOR] = {"div_floor_cpu", FZ_NOBOOL | FZ_FLOATONLY},
-    [FZ_REMAINDER] = {"remainder_cpu", FZ_NOBOOL | FZ_FLOATONLY},
-    [FZ_FMOD] = {"fmod_cpu", FZ_NOBOOL | FZ_FLOATONLY},
-    [FZ_POW] = {"pow", FZ_NOBOOL},
-    [FZ_MAXIMUM] = {"maximum_cpu", 0},
-    [FZ_MINIMUM] = {"minimum_cpu", 0},
-    [FZ_ATAN2] = {"atan2_cpu", FZ_PROMOTE},
-    [FZ_BAND] = {"bitwise_and_cpu", FZ_INTONLY},
-    [FZ_BOR] = {"bitwise_or_cpu", FZ_INTONLY},
-    [FZ_BXOR] = {"bitwise_xor_cpu", FZ_INTONLY},
-    [FZ_LAND] = {"logical_and_cpu", FZ_BOOLOUT},
-    [FZ_LOR] = {"logical_or_cpu", FZ_BOOLOUT},
-    [FZ_LXOR] = {"logical_xor_cpu", FZ_BOOLOUT},
-    [FZ_EQ] = {"eq_cpu", FZ_BOOLOUT},
-    [FZ_NE] = {"ne_cpu", FZ_BOOLOUT},
-    [FZ_LT] = {"lt_cpu", FZ_BOOLOUT},
-    [FZ_LE] = {"le_cpu", FZ_BOOLOUT},
-    [FZ_GT] = {"gt_cpu", FZ_BOOLOUT},
-    [FZ_GE] = {"ge_cpu", FZ_BOOLOUT},
-    [FZ_CLAMP_MIN] = {"clamp_min_cpu", 0},
-    [FZ_CLAMP_MAX] = {"clamp_max_cpu", 0},
-    [FZ_CLAMP] = {"clamp_cpu", 0},
-    [FZ_WHERE] = {"where_cpu", 0},
-    [FZ_LERP] = {"lerp_kernel_scalar", FZ_NOINT},
-    [FZ_ADDCMUL] = {"addcmul_cpu_out", FZ_NOBOOL},
-    [FZ_ADDCDIV] = {"addcdiv_cpu_out", FZ_NOBOOL | FZ_FLOATONLY},
-};
-
-/* How a kind's arguments are laid out (the runtime kernel's wrapper). */
-typedef enum fz_family {
-  FZ_F_UNARY,  /* self, then Scalar parameters */
-  FZ_F_BINARY, /* self, other (Tensor or Scalar), then alpha or rounding_mode */
-  FZ_F_CLAMP,  /* clamp (both bounds, either may be None), clamp_min, clamp_max */
-  FZ_F_WHERE,
-  FZ_F_MASKED_FILL,
-  FZ_F_LERP,
-  FZ_F_ADDC,
-  FZ_F_TYPE_AS,
-} fz_family;
-
-typedef struct fz_kind {
-  ts_kind kind;
-  uint8_t fam; /* fz_family */
-  uint8_t op;  /* fz_op (clamp: 0 both, 1 min, 2 max) */
-} fz_kind;
-
-static const fz_kind fz_kinds[] = {
-    {TS_K_aten_abs, FZ_F_UNARY, FZ_ABS},
-    {TS_K_aten_neg, FZ_F_UNARY, FZ_NEG},
-    {TS_K_aten_exp, FZ_F_UNARY, FZ_EXP},
-    {TS_K_aten_log, FZ_F_UNARY, FZ_LOG},
-    {TS_K_aten_log2, FZ_F_UNARY, FZ_LOG2},
-    {TS_K_aten_log10, FZ_F_UNARY, FZ_LOG10},
-    {TS_K_aten_log1p, FZ_F_UNARY, FZ_LOG1P},
-    {TS_K_aten_expm1, FZ_F_UNARY, FZ_EXPM1},
-    {TS_K_aten_sqrt, FZ_F_UNARY, FZ_SQRT},
-    {TS_K_aten_rsqrt, FZ_F_UNARY, FZ_RSQRT},
-    {TS_K_aten_sin, FZ_F_UNARY, FZ_SIN},
-    {TS_K_aten_cos, FZ_F_UNARY, FZ_COS},
-    {TS_K_aten_tan, FZ_F_UNARY, FZ_TAN},
-    {TS_K_aten_asin, FZ_F_UNARY, FZ_ASIN},
-    {TS_K_aten_acos, FZ_F_UNARY, FZ_ACOS},
-    {TS_K_aten_atan, FZ_F_UNARY, FZ_ATAN},
-    {TS_K_aten_sinh, FZ_F_UNARY, FZ_SINH},
-    {TS_K_aten_cosh, FZ_F_UNARY, FZ_COSH},
-    {TS_K_aten_tanh, FZ_F_UNARY, FZ_TANH},
-    {TS_K_aten_sigmoid, FZ_F_UNARY, FZ_SIGMOID},
-    {TS_K_aten_relu, FZ_F_UNARY, FZ_RELU},
-    {TS_K_aten_relu6, FZ_F_UNARY, FZ_RELU6},
-    {TS_K_aten_gelu, FZ_F_UNARY, FZ_GELU},
-    {TS_K_aten_silu, FZ_F_UNARY, FZ_SILU},
-    {TS_K_aten_mish, FZ_F_UNARY, FZ_MISH},
-    {TS_K_aten_hardswish, FZ_F_UNARY, FZ_HARDSWISH},
-    {TS_K_aten_hardsigmoid, FZ_F_UNARY, FZ_HARDSIGMOID},
-    {TS_K_aten_hardtanh, FZ_F_UNARY, FZ_HARDTANH},
-    {TS_K_aten_elu, FZ_F_UNARY, FZ_ELU},
-    {TS_K_aten_selu, FZ_F_UNARY, FZ_SELU},
-    {TS_K_aten_leaky_relu, FZ_F_UNARY, FZ_LEAKY_RELU},
-    {TS_K_aten_softplus, FZ_F_UNARY, FZ_SOFTPLUS},
-    {TS_K_aten_erf, FZ_F_UNARY, FZ_ERF},
-    {TS_K_aten_floor, FZ_F_UNARY, FZ_FLOOR},
-    {TS_K_aten_ceil, FZ_F_UNARY, FZ_CEIL},
-    {TS_K_aten_round, FZ_F_UNARY, FZ_ROUND},
-    {TS_K_aten_trunc, FZ_F_UNARY, FZ_TRUNC},
-    {TS_K_aten_frac, FZ_F_UNARY, FZ_FRAC},
-    {TS_K_aten_sign, FZ_F_UNARY, FZ_SIGN},
-    {TS_K_aten_reciprocal, FZ_F_UNARY, FZ_RECIPROCAL},
-    {TS_K_aten_square, FZ_F_UNARY, FZ_SQUARE},
-    {TS_K_aten_logical_not, FZ_F_UNARY, FZ_LOGICAL_NOT},
-    {TS_K_aten_bitwise_not, FZ_F_UNARY, FZ_BITWISE_NOT},
-    {TS_K_aten_isnan, FZ_F_UNARY, FZ_ISNAN},
-    {TS_K_aten_isinf, FZ_F_UNARY, FZ_ISINF},
-    {TS_K_aten_isfinite, FZ_F_UNARY, FZ_ISFINITE},
-    {TS_K_aten_threshold, FZ_F_UNARY, FZ_THRESHOLD},
-    {TS_K_aten_add, FZ_F_BINARY, FZ_ADD},
-    {TS_K_aten_sub, FZ_F_BINARY, FZ_SUB},
-    {TS_K_aten_rsub, FZ_F_BINARY, FZ_RSUB},
-    {TS_K_aten_mul, FZ_F_BINARY, FZ_MUL},
-    {TS_K_aten_div, FZ_F_BINARY, FZ_DIV_MODE},
-    {TS_K_aten_true_divide, FZ_F_BINARY, FZ_DIV},
-    {TS_K_aten_floor_divide, FZ_F_BINARY, FZ_DIV_FLOOR},
-    {TS_K_aten_remainder, FZ_F_BINARY, FZ_REMAINDER},
-    {TS_K_aten_fmod, FZ_F_BINARY, FZ_FMOD},
-    {TS_K_aten_pow, FZ_F_BINARY, FZ_POW},
-    {TS_K_aten_maximum, FZ_F_BINARY, FZ_MAXIMUM},
-    {TS_K_aten_minimum, FZ_F_BINARY, FZ_MINIMUM},
-    {TS_K_aten_atan2, FZ_F_BINARY, FZ_ATAN2},
-    {TS_K_aten_bitwise_and, FZ_F_BINARY, FZ_BAND},
-    {TS_K_aten_bitwise_or, FZ_F_BINARY, FZ_BOR},
-    {TS_K_aten_bitwise_xor, FZ_F_BINARY, FZ_BXOR},
-    {TS_K_aten___and__, FZ_F_BINARY, FZ_BAND},
-    {TS_K_aten___or__, FZ_F_BINARY, FZ_BOR},
-    {TS_K_aten___xor__, FZ_F_BINARY, FZ_BXOR},
-    {TS_K_aten_logical_and, FZ_F_BINARY, FZ_LAND},
-    {TS_K_aten_logical_or, FZ_F_BINARY, FZ_LOR},
-    {TS_K_aten_logical_xor, FZ_F_BINARY, FZ_LXOR},
-    {TS_K_aten_eq, FZ_F_BINARY, FZ_EQ},
-    {TS_K_aten_ne, FZ_F_BINARY, FZ_NE},
-    {TS_K_aten_lt, FZ_F_BINARY, FZ_LT},
-    {TS_K_aten_le, FZ_F_BINARY, FZ_LE},
-    {TS_K_aten_gt, FZ_F_BINARY, FZ_GT},
-    {TS_K_aten_ge, FZ_F_BINARY, FZ_GE},
-    {TS_K_aten_clamp, FZ_F_CLAMP, 0},
-    {TS_K_aten_clamp_min, FZ_F_CLAMP, 1},
-    {TS_K_aten_clamp_max, FZ_F_CLAMP, 2},
-    {TS_K_aten_where, FZ_F_WHERE, FZ_WHERE},
-    {TS_K_aten_masked_fill, FZ_F_MASKED_FILL, FZ_WHERE},
-    {TS_K_aten_lerp, FZ_F_LERP, FZ_LERP},
-    {TS_K_aten_addcmul, FZ_F_ADDC, FZ_ADDCMUL},
-    {TS_K_aten_addcdiv, FZ_F_ADDC, FZ_ADDCDIV},
-    {TS_K_aten_type_as, FZ_F_TYPE_AS, FZ_COPY},
-};
+/* The ops are ir/ops.def's pointwise rows (ts_pw_of_kind, ts_pw_get): a
+ * node's kind gives its row, the row its layout (how the node's inputs are
+ * read), its dtype rule and its formula, which fz_emit_formula expands
+ * into LLVM. */
+static unsigned fz_rule(ts_pw_op op) { return ts_pw_get(op)->rule; }
 
 /* --------------------------------------------------------------- values */
 
@@ -384,42 +170,18 @@ static int64_t fz_d2i(double v) {
 
 /* ------------------------------------------------------------ result type */
 
-/* c10::promoteTypes (passes/shape_rules.c), where TS_DT_NONE stands for
- * "nothing yet" and yields the other dtype. */
-static ts_dtype fz_promote(ts_dtype a, ts_dtype b) {
-  if (a == TS_DT_NONE)
-    return b;
-  if (b == TS_DT_NONE)
-    return a;
-  return ts_sr_promote(a, b);
-}
-
-static ts_dtype fz_combine(ts_dtype higher, ts_dtype lower) {
-  if (fz_dt_float(higher))
-    return higher;
-  if (higher == TS_DT_BOOL || fz_dt_float(lower))
-    return fz_promote(higher, lower);
-  if (higher != TS_DT_NONE)
-    return higher;
-  return lower;
-}
-
-/* PyTorch's result_type: dimensioned tensors, then zero-dim tensors, then
- * wrapped numbers (a float number counts as the default dtype, float32). */
+/* PyTorch's result_type (ir/promote.c): tensor ranks decide dimensioned or
+ * zero-dim, scalars are wrapped numbers. */
 static ts_dtype fz_result_type(const fz_vi *const *ops, int n) {
-  ts_dtype dim = TS_DT_NONE, zero = TS_DT_NONE, wrapped = TS_DT_NONE;
+  ts_result_state st = TS_RESULT_STATE_INIT;
   for (int k = 0; k < n; k++) {
     const fz_vi *v = ops[k];
-    if (v->cls == FZ_V_TENSOR) {
-      if (v->rank > 0)
-        dim = fz_promote(dim, (ts_dtype)v->dt);
-      else
-        zero = fz_promote(zero, (ts_dtype)v->dt);
-    } else if (v->cls == FZ_V_SCALAR) {
-      wrapped = fz_promote(wrapped, v->dt == TS_DT_FLOAT64 ? TS_DT_FLOAT32 : (ts_dtype)v->dt);
-    }
+    if (v->cls == FZ_V_TENSOR)
+      ts_result_add(&st, (ts_dtype)v->dt, v->rank > 0 ? TS_RESULT_DIM : TS_RESULT_ZERO_DIM);
+    else if (v->cls == FZ_V_SCALAR)
+      ts_result_add(&st, (ts_dtype)v->dt, TS_RESULT_WRAPPED);
   }
-  ts_dtype r = fz_combine(dim, fz_combine(zero, wrapped));
+  ts_dtype r = ts_result_type(&st);
   return r == TS_DT_NONE ? TS_DT_FLOAT32 : r;
 }
 
@@ -433,7 +195,7 @@ enum { FZ_POW_ANY, FZ_POW_0, FZ_POW_1, FZ_POW_2, FZ_POW_3, FZ_POW_M2, FZ_POW_HAL
 
 /* One node, decided: what the emitter needs and nothing it must check. */
 typedef struct fz_plan {
-  uint8_t op;      /* fz_op */
+  uint8_t op;      /* ts_pw_op */
   uint8_t variant; /* pow: FZ_POW_*; where: FZ_WHERE_FILL or 0 */
   int8_t cdt;      /* compute dtype (type_as: the source's) */
   int8_t odt;      /* output dtype */
@@ -455,41 +217,43 @@ static bool fz_refuse(fz_pl *P, const char *msg, const char *a, const char *b) {
   return false;
 }
 
-/* The dtype check of op's flags on dtype dt (pointwise.c's pw_check_dtype);
+/* The dtype check of op's rule on dtype dt (pointwise.c's pw_check_dtype);
  * a refusal there is an error at run time, which the interpreter raises. */
-static bool fz_check_dtype(fz_pl *P, fz_op op, ts_dtype dt) {
-  unsigned f = fz_descs[op].flags;
-  bool bad = ((f & FZ_NOINT) && !fz_dt_float(dt)) || ((f & FZ_NOBOOL) && dt == TS_DT_BOOL) ||
-             ((f & FZ_INTONLY) && fz_dt_float(dt));
+static bool fz_check_dtype(fz_pl *P, ts_pw_op op, ts_dtype dt) {
+  unsigned f = fz_rule(op);
+  bool bad = ((f & TS_PWR_NOINT) && !fz_dt_float(dt)) || ((f & TS_PWR_NOBOOL) && dt == TS_DT_BOOL) ||
+             ((f & TS_PWR_INTONLY) && fz_dt_float(dt));
   if (bad) {
     ts_diag_error(P->d, "%s: \"%s\" not implemented for '%s' (left to the interpreter, which raises it)",
-                  P->n->kind_name, fz_descs[op].kname, fz_dt_name(dt));
+                  P->n->kind_name, ts_pw_get(op)->kname, fz_dt_name(dt));
     return false;
   }
-  if ((f & FZ_FLOATONLY) && !fz_dt_float(dt)) {
+  if ((f & TS_PWR_NOFUSE_INT) && !fz_dt_float(dt)) {
     ts_diag_error(P->d, "%s: no lowering for integer %s (ZeroDivisionError is the interpreter's)", P->n->kind_name,
-                  fz_descs[op].kname);
+                  ts_pw_get(op)->kname);
     return false;
   }
+  if (f & TS_PWR_NOFUSE)
+    return fz_refuse(P, "no lowering for ", P->n->kind_name, NULL);
   return true;
 }
 
 /* pw_run: the compute dtype (given, or the operands' result type), its
  * checks, promotion, the output dtype. */
-static bool fz_finish(fz_pl *P, fz_plan *p, fz_op op, ts_dtype cdt, const fz_vi *const *vi) {
+static bool fz_finish(fz_pl *P, fz_plan *p, ts_pw_op op, ts_dtype cdt, const fz_vi *const *vi) {
   if (cdt == TS_DT_NONE)
     cdt = fz_result_type(vi, p->nops);
   if (!fz_dt_ok(cdt))
     return fz_refuse(P, "no lowering for dtype ", fz_dt_name(cdt), NULL);
   ts_dtype kdt = cdt;
-  unsigned f = fz_descs[op].flags;
-  if ((f & FZ_PROMOTE) && !fz_dt_float(cdt))
+  unsigned f = fz_rule(op);
+  if ((f & TS_PWR_PROMOTE) && !fz_dt_float(cdt))
     cdt = TS_DT_FLOAT32;
   if (!fz_check_dtype(P, op, kdt))
     return false;
   p->op = (uint8_t)op;
   p->cdt = (int8_t)cdt;
-  p->odt = (int8_t)((f & FZ_BOOLOUT) ? TS_DT_BOOL : cdt);
+  p->odt = (int8_t)((f & TS_PWR_BOOLOUT) ? TS_DT_BOOL : cdt);
   return true;
 }
 
@@ -499,54 +263,52 @@ static void fz_par3(fz_plan *p, double a, double b, double c) {
     p->pi[k] = fz_d2i(p->pd[k]);
 }
 
-static bool fz_plan_unary(fz_pl *P, fz_plan *p, fz_op op, const fz_vi *vin) {
+/* Layouts UNARY, GELU, ROUND. */
+static bool fz_plan_unary(fz_pl *P, fz_plan *p, ts_pw_op op, const fz_vi *vin) {
   const ts_node *n = P->n;
   const ts_schema *s = ts_node_schema(n);
+  ts_pw_layout layout = (ts_pw_layout)ts_pw_get(op)->layout;
   if (vin[0].cls != FZ_V_TENSOR)
     return fz_refuse(P, "no lowering for this overload", NULL, NULL);
-  bool dec = op == FZ_ROUND && s && strcmp(s->overload, "decimals") == 0;
+  bool dec = layout == TS_PWL_ROUND && s && strcmp(s->overload, "decimals") == 0;
   if (s && s->overload[0] && !dec)
     return fz_refuse(P, "no lowering for overload ", s->overload, NULL);
   p->nops = 1;
   p->ops[0] = n->inputs[0];
   double par[3] = {0, 0, 0};
-  if (op == FZ_GELU) {
+  if (layout == TS_PWL_GELU) {
     if (n->ninputs < 2 || vin[1].cls != FZ_V_STR)
       return fz_refuse(P, "approximate is not a constant string", NULL, NULL);
     if (vin[1].c.len == 4 && memcmp(vin[1].c.s, "tanh", 4) == 0)
-      op = FZ_GELU_TANH;
+      op = TS_PW_gelu_tanh;
     else if (!(vin[1].c.len == 4 && memcmp(vin[1].c.s, "none", 4) == 0))
       return fz_refuse(P, "approximate argument must be either none or tanh", NULL, NULL);
   } else if (dec) {
-    op = FZ_ROUND_DEC;
+    op = TS_PW_round_decimals;
     if (n->ninputs < 2 || !vin[1].cst || vin[1].cls != FZ_V_SCALAR || vin[1].dt == TS_DT_FLOAT64)
       return fz_refuse(P, "decimals is not a constant int", NULL, NULL);
+    int64_t d = vin[1].c.i;
+    /* p0 = 10^|decimals| (rounded to the compute dtype), p1 its sign */
+    par[0] = pow(10.0, (double)(d < 0 ? -d : d));
+    par[1] = d < 0 ? -1 : 1;
   } else {
     for (uint32_t k = 1; k < n->ninputs && k < 4; k++)
       if (!fz_cst_double(&vin[k], &par[k - 1]))
         return fz_refuse(P, "no lowering for a non-constant parameter", NULL, NULL);
   }
   fz_par3(p, par[0], par[1], par[2]);
-  if (dec)
-    p->pi[0] = vin[1].c.i;
-  if (op == FZ_RELU6) {
-    op = FZ_HARDTANH;
-    fz_par3(p, 0, 6, 0);
-  } else if (op == FZ_SELU) {
-    op = FZ_ELU;
-    fz_par3(p, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946, 1);
-  }
+  unsigned f = fz_rule(op);
   ts_dtype dt = (ts_dtype)vin[0].dt, cdt = TS_DT_NONE;
-  if (op == FZ_NEG && dt == TS_DT_BOOL)
+  if (op == TS_PW_neg && dt == TS_DT_BOOL)
     return fz_refuse(P, "negation of a bool tensor is an error (left to the interpreter)", NULL, NULL);
-  if (op == FZ_ROUND_DEC && !fz_dt_float(dt))
+  if (op == TS_PW_round_decimals && !fz_dt_float(dt))
     return fz_refuse(P, "round with decimals on an integer dtype is an error (left to the interpreter)", NULL, NULL);
-  if (op == FZ_SQUARE && dt == TS_DT_BOOL)
+  if ((f & TS_PWR_BOOL_INT64) && dt == TS_DT_BOOL)
     cdt = TS_DT_INT64;
-  if (op == FZ_HARDTANH || op == FZ_THRESHOLD) {
+  if (f & TS_PWR_SELF) {
     if (!fz_check_dtype(P, op, dt))
       return false;
-    if (op == FZ_HARDTANH && dt == TS_DT_UINT8 && (p->pi[0] < 0 || p->pi[1] < 0))
+    if (op == TS_PW_hardtanh && dt == TS_DT_UINT8 && (p->pi[0] < 0 || p->pi[1] < 0))
       return fz_refuse(P, "hardtanh on an unsigned type with negative limits is an error", NULL, NULL);
     cdt = dt;
   }
@@ -570,9 +332,11 @@ static uint8_t fz_pow_variant(const fz_vi *e) {
   return FZ_POW_ANY;
 }
 
-static bool fz_plan_binary(fz_pl *P, fz_plan *p, fz_op op, const fz_vi *vin) {
+/* Layouts BINARY, ALPHA, DIV. */
+static bool fz_plan_binary(fz_pl *P, fz_plan *p, ts_pw_op op, const fz_vi *vin) {
   const ts_node *n = P->n;
   const ts_schema *s = ts_node_schema(n);
+  ts_pw_layout layout = (ts_pw_layout)ts_pw_get(op)->layout;
   if (!s || n->ninputs < 2)
     return fz_refuse(P, "no lowering for this overload", NULL, NULL);
   const fz_vi *a = &vin[0], *b = &vin[1];
@@ -581,33 +345,24 @@ static bool fz_plan_binary(fz_pl *P, fz_plan *p, fz_op op, const fz_vi *vin) {
     return fz_refuse(P, "no lowering for overload ", s->overload[0] ? s->overload : "(default)", NULL);
   if (strstr(s->overload, "out"))
     return fz_refuse(P, "no lowering for overload ", s->overload, NULL);
-  bool has_alpha = op == FZ_ADD || op == FZ_SUB || op == FZ_RSUB;
-  const fz_vi *alpha = has_alpha && n->ninputs > 2 ? &vin[2] : NULL;
-  if (op == FZ_DIV_MODE) {
-    op = FZ_DIV;
-    if (n->ninputs > 2) {
-      const fz_vi *m = &vin[2];
-      if (m->cls == FZ_V_STR && m->c.len == 5 && memcmp(m->c.s, "trunc", 5) == 0)
-        op = FZ_DIV_TRUNC;
-      else if (m->cls == FZ_V_STR && m->c.len == 5 && memcmp(m->c.s, "floor", 5) == 0)
-        op = FZ_DIV_FLOOR;
-      else if (m->cls != FZ_V_NONE)
-        return fz_refuse(P, "rounding_mode is not None, 'trunc' or 'floor'", NULL, NULL);
-    }
-  }
-  int i0 = 0, i1 = 1;
-  if (op == FZ_RSUB) {
-    i0 = 1, i1 = 0;
-    op = FZ_SUB;
+  const fz_vi *alpha = layout == TS_PWL_ALPHA && n->ninputs > 2 ? &vin[2] : NULL;
+  if (layout == TS_PWL_DIV && n->ninputs > 2) {
+    const fz_vi *m = &vin[2];
+    if (m->cls == FZ_V_STR && m->c.len == 5 && memcmp(m->c.s, "trunc", 5) == 0)
+      op = TS_PW_div_trunc;
+    else if (m->cls == FZ_V_STR && m->c.len == 5 && memcmp(m->c.s, "floor", 5) == 0)
+      op = TS_PW_floor_divide;
+    else if (m->cls != FZ_V_NONE)
+      return fz_refuse(P, "rounding_mode is not None, 'trunc' or 'floor'", NULL, NULL);
   }
   p->nops = 2;
-  p->ops[0] = n->inputs[i0];
-  p->ops[1] = n->inputs[i1];
-  const fz_vi *ops[2] = {&vin[i0], &vin[i1]};
+  p->ops[0] = n->inputs[0];
+  p->ops[1] = n->inputs[1];
+  const fz_vi *ops[2] = {&vin[0], &vin[1]};
   ts_dtype cdt = fz_result_type(ops, 2);
   fz_par3(p, 1, 0, 0);
-  if (op == FZ_ADD || op == FZ_SUB) {
-    if (op == FZ_SUB && (ops[0]->dt == TS_DT_BOOL || ops[1]->dt == TS_DT_BOOL))
+  if (layout == TS_PWL_ALPHA) {
+    if ((op == TS_PW_sub || op == TS_PW_rsub) && (ops[0]->dt == TS_DT_BOOL || ops[1]->dt == TS_DT_BOOL))
       return fz_refuse(P, "subtraction with a bool operand is an error (left to the interpreter)", NULL, NULL);
     if (alpha && alpha->cls != FZ_V_NONE) {
       double al;
@@ -622,7 +377,7 @@ static bool fz_plan_binary(fz_pl *P, fz_plan *p, fz_op op, const fz_vi *vin) {
         p->pi[0] = alpha->c.i;
     }
   }
-  if (op == FZ_POW) {
+  if (op == TS_PW_pow) {
     p->variant = ops[0]->cls == FZ_V_TENSOR ? fz_pow_variant(ops[1]) : FZ_POW_ANY;
     if (!fz_dt_float(cdt) && cdt != TS_DT_BOOL) {
       /* integer pow: by a constant, non-negative exponent only (the
@@ -631,15 +386,17 @@ static bool fz_plan_binary(fz_pl *P, fz_plan *p, fz_op op, const fz_vi *vin) {
         return fz_refuse(P, "no lowering for integer pow by a non-constant exponent", NULL, NULL);
       if (ops[1]->c.i < 0)
         return fz_refuse(P, "Integers to negative integer powers are not allowed", NULL, NULL);
-      p->pi[0] = ops[1]->c.i;
     }
   }
   return fz_finish(P, p, op, cdt, ops);
 }
 
-static bool fz_plan_clamp(fz_pl *P, fz_plan *p, int which, const fz_vi *vin) {
+/* Layout CLAMP: clamp (both bounds, either may be None), clamp_min,
+ * clamp_max. */
+static bool fz_plan_clamp(fz_pl *P, fz_plan *p, ts_pw_op kop, const fz_vi *vin) {
   const ts_node *n = P->n;
   const ts_schema *s = ts_node_schema(n);
+  int which = kop == TS_PW_clamp_min ? 1 : kop == TS_PW_clamp_max ? 2 : 0;
   if (!s || strstr(s->overload, "out") || n->ninputs < (which == 0 ? 3u : 2u) || vin[0].cls != FZ_V_TENSOR)
     return fz_refuse(P, "no lowering for this overload", NULL, NULL);
   bool has_min, has_max;
@@ -665,9 +422,9 @@ static bool fz_plan_clamp(fz_pl *P, fz_plan *p, int which, const fz_vi *vin) {
     if (ops[j]->cls != FZ_V_TENSOR && ops[j]->cls != FZ_V_SCALAR)
       return fz_refuse(P, "no lowering for this bound", NULL, NULL);
   p->nops = (uint8_t)k;
-  fz_op op = has_min && has_max ? FZ_CLAMP : has_min ? FZ_CLAMP_MIN : FZ_CLAMP_MAX;
+  ts_pw_op op = has_min && has_max ? TS_PW_clamp : has_min ? TS_PW_clamp_min : TS_PW_clamp_max;
   ts_dtype cdt = fz_result_type(ops, k);
-  if (cdt == TS_DT_BOOL && (ops[1]->cls == FZ_V_SCALAR || op == FZ_CLAMP))
+  if (cdt == TS_DT_BOOL && (ops[1]->cls == FZ_V_SCALAR || op == TS_PW_clamp))
     return fz_refuse(P, "clamp on bool is an error (left to the interpreter)", NULL, NULL);
   fz_par3(p, 0, 0, 0);
   return fz_finish(P, p, op, cdt, ops);
@@ -676,13 +433,8 @@ static bool fz_plan_clamp(fz_pl *P, fz_plan *p, int which, const fz_vi *vin) {
 static bool fz_plan_node_vi(const ts_node *n, const fz_vi *vin, fz_plan *p, ts_diag *d) {
   fz_pl P = {n, d};
   memset(p, 0, sizeof *p);
-  const fz_kind *k = NULL;
-  for (size_t i = 0; i < sizeof fz_kinds / sizeof fz_kinds[0]; i++)
-    if (fz_kinds[i].kind == n->kind) {
-      k = &fz_kinds[i];
-      break;
-    }
-  if (!k || n->kind == TS_K_OTHER)
+  const ts_pw_def *row = n->kind == TS_K_OTHER ? NULL : ts_pw_of_kind(n->kind);
+  if (!row || row->kind != n->kind)
     return fz_refuse(&P, "no lowering for ", n->kind_name ? n->kind_name : "this op", NULL);
   if (n->noutputs != 1 || n->nblocks || n->ninputs == 0)
     return fz_refuse(&P, "no lowering for this node's form", NULL, NULL);
@@ -693,17 +445,21 @@ static bool fz_plan_node_vi(const ts_node *n, const fz_vi *vin, fz_plan *p, ts_d
     if (vin[i].cls == FZ_V_OTHER)
       return fz_refuse(&P, "an input has no complete type, or is not a tensor, number, None or string", NULL, NULL);
   bool ok = false;
-  switch ((fz_family)k->fam) {
-  case FZ_F_UNARY:
-    ok = fz_plan_unary(&P, p, (fz_op)k->op, vin);
+  switch ((ts_pw_layout)row->layout) {
+  case TS_PWL_UNARY:
+  case TS_PWL_GELU:
+  case TS_PWL_ROUND:
+    ok = fz_plan_unary(&P, p, row->op, vin);
     break;
-  case FZ_F_BINARY:
-    ok = fz_plan_binary(&P, p, (fz_op)k->op, vin);
+  case TS_PWL_BINARY:
+  case TS_PWL_ALPHA:
+  case TS_PWL_DIV:
+    ok = fz_plan_binary(&P, p, row->op, vin);
     break;
-  case FZ_F_CLAMP:
-    ok = fz_plan_clamp(&P, p, k->op, vin);
+  case TS_PWL_CLAMP:
+    ok = fz_plan_clamp(&P, p, row->op, vin);
     break;
-  case FZ_F_WHERE: {
+  case TS_PWL_WHERE: {
     if (n->ninputs != 3 || vin[0].cls != FZ_V_TENSOR)
       return fz_refuse(&P, "no lowering for this overload", NULL, NULL);
     if (vin[0].dt != TS_DT_BOOL && vin[0].dt != TS_DT_UINT8)
@@ -715,10 +471,10 @@ static bool fz_plan_node_vi(const ts_node *n, const fz_vi *vin, fz_plan *p, ts_d
     p->nops = 3;
     for (int i = 0; i < 3; i++)
       p->ops[i] = n->inputs[i];
-    ok = fz_finish(&P, p, FZ_WHERE, fz_result_type(ops, 2), ops);
+    ok = fz_finish(&P, p, row->op, fz_result_type(ops, 2), ops);
     break;
   }
-  case FZ_F_MASKED_FILL: {
+  case TS_PWL_MASKED_FILL: {
     if (n->ninputs != 3 || vin[0].cls != FZ_V_TENSOR || vin[1].cls != FZ_V_TENSOR)
       return fz_refuse(&P, "no lowering for this overload", NULL, NULL);
     if (vin[1].dt != TS_DT_BOOL)
@@ -732,10 +488,10 @@ static bool fz_plan_node_vi(const ts_node *n, const fz_vi *vin, fz_plan *p, ts_d
     p->ops[2] = n->inputs[0];
     p->variant = FZ_WHERE_FILL;
     const fz_vi *ops[1] = {&vin[0]};
-    ok = fz_finish(&P, p, FZ_WHERE, (ts_dtype)vin[0].dt, ops);
+    ok = fz_finish(&P, p, row->op, (ts_dtype)vin[0].dt, ops);
     break;
   }
-  case FZ_F_LERP: {
+  case TS_PWL_LERP: {
     if (n->ninputs != 3 || vin[0].cls != FZ_V_TENSOR || vin[1].cls != FZ_V_TENSOR ||
         (vin[2].cls != FZ_V_TENSOR && vin[2].cls != FZ_V_SCALAR))
       return fz_refuse(&P, "no lowering for this overload", NULL, NULL);
@@ -746,29 +502,29 @@ static bool fz_plan_node_vi(const ts_node *n, const fz_vi *vin, fz_plan *p, ts_d
     for (int i = 0; i < 3; i++)
       p->ops[i] = n->inputs[i];
     const fz_vi *ops[1] = {&vin[0]};
-    ok = fz_finish(&P, p, FZ_LERP, dt, ops);
+    ok = fz_finish(&P, p, row->op, dt, ops);
     break;
   }
-  case FZ_F_ADDC: {
+  case TS_PWL_ADDC: {
     double value;
     if (n->ninputs != 4 || vin[0].cls != FZ_V_TENSOR || vin[1].cls != FZ_V_TENSOR || vin[2].cls != FZ_V_TENSOR)
       return fz_refuse(&P, "no lowering for this overload", NULL, NULL);
     if (!fz_cst_double(&vin[3], &value))
       return fz_refuse(&P, "no lowering for a non-constant value", NULL, NULL);
-    if (k->op == FZ_ADDCDIV && !fz_dt_float((ts_dtype)vin[1].dt) && !fz_dt_float((ts_dtype)vin[2].dt))
+    if (row->op == TS_PW_addcdiv && !fz_dt_float((ts_dtype)vin[1].dt) && !fz_dt_float((ts_dtype)vin[2].dt))
       return fz_refuse(&P, "integer division with addcdiv is an error (left to the interpreter)", NULL, NULL);
     p->nops = 3;
     for (int i = 0; i < 3; i++)
       p->ops[i] = n->inputs[i];
     fz_par3(p, value, 0, 0);
     const fz_vi *ops[3] = {&vin[0], &vin[1], &vin[2]};
-    ok = fz_finish(&P, p, (fz_op)k->op, TS_DT_NONE, ops);
+    ok = fz_finish(&P, p, row->op, TS_DT_NONE, ops);
     break;
   }
-  case FZ_F_TYPE_AS:
+  case TS_PWL_TYPE_AS:
     if (n->ninputs != 2 || vin[0].cls != FZ_V_TENSOR || vin[1].cls != FZ_V_TENSOR)
       return fz_refuse(&P, "no lowering for this overload", NULL, NULL);
-    p->op = FZ_COPY;
+    p->op = (uint8_t)row->op;
     p->nops = 1;
     p->ops[0] = n->inputs[0];
     p->cdt = vin[0].dt;
@@ -836,6 +592,7 @@ typedef struct fz_fn {
   unsigned md_group, md_loop;
   bool heavy; /* the body calls a math.c function: see fz_loop_md */
   bool failed;
+  ts_dtype dom; /* the domain of the node being emitted (fz_kc's constants) */
 } fz_fn;
 
 /* The LLVM type a value of dtype dt is held in (bool: i1). */
@@ -1033,225 +790,283 @@ static LLVMValueRef fz_frem_py(fz_fn *F, LLVMValueRef a, LLVMValueRef b, ts_dtyp
   return fz_sel(F, adj, LLVMBuildFAdd(B, mod, b, ""), mod);
 }
 
-/* The op in a float domain (T = float or double), as pointwise.c's
- * pw_apply_f; BOOLOUT ops give i1. */
-static LLVMValueRef fz_emit_float(fz_fn *F, const fz_plan *p, LLVMValueRef a, LLVMValueRef b, LLVMValueRef w) {
-  LLVMBuilderRef B = F->b;
-  ts_dtype dt = (ts_dtype)p->cdt;
-  LLVMValueRef zero = fz_cf(F, dt, 0), one = fz_cf(F, dt, 1);
-  LLVMValueRef p0 = fz_par(F, p, 0), p1 = fz_par(F, p, 1), p2 = fz_par(F, p, 2);
-  switch ((fz_op)p->op) {
-  case FZ_ABS: return fz_intr(F, "llvm.fabs", a, NULL);
-  case FZ_NEG: return LLVMBuildFNeg(B, a, "");
-  case FZ_EXP: return fz_math(F, TS_CG_EXP, a, NULL);
-  case FZ_LOG: return fz_math(F, TS_CG_LOG, a, NULL);
-  case FZ_LOG2: return fz_math(F, TS_CG_LOG2, a, NULL);
-  case FZ_LOG10: return fz_math(F, TS_CG_LOG10, a, NULL);
-  case FZ_LOG1P: return fz_math(F, TS_CG_LOG1P, a, NULL);
-  case FZ_EXPM1: return fz_math(F, TS_CG_EXPM1, a, NULL);
-  case FZ_SQRT: return fz_intr(F, "llvm.sqrt", a, NULL);
-  case FZ_RSQRT: return LLVMBuildFDiv(B, one, fz_intr(F, "llvm.sqrt", a, NULL), "");
-  case FZ_SIN: return fz_math(F, TS_CG_SIN, a, NULL);
-  case FZ_COS: return fz_math(F, TS_CG_COS, a, NULL);
-  case FZ_TAN: return fz_libm(F, "tan", a, NULL);
-  case FZ_ASIN: return fz_libm(F, "asin", a, NULL);
-  case FZ_ACOS: return fz_libm(F, "acos", a, NULL);
-  case FZ_ATAN: return fz_libm(F, "atan", a, NULL);
-  case FZ_SINH: return fz_libm(F, "sinh", a, NULL);
-  case FZ_COSH: return fz_libm(F, "cosh", a, NULL);
-  case FZ_TANH: return fz_math(F, TS_CG_TANH, a, NULL);
-  case FZ_SIGMOID: return fz_math(F, TS_CG_SIGMOID, a, NULL);
-  case FZ_RELU: return fz_sel(F, fz_fcmp(F, LLVMRealOLT, a, zero), zero, a);
-  case FZ_GELU: return fz_math(F, TS_CG_GELU_ERF, a, NULL);
-  case FZ_GELU_TANH: return fz_math(F, TS_CG_GELU_TANH, a, NULL);
-  case FZ_SILU:
-    return LLVMBuildFDiv(B, a, LLVMBuildFAdd(B, one, fz_math(F, TS_CG_EXP, LLVMBuildFNeg(B, a, ""), NULL), ""), "");
-  case FZ_MISH:
-    return LLVMBuildFMul(B, a, fz_math(F, TS_CG_TANH, fz_math(F, TS_CG_LOG1P, fz_math(F, TS_CG_EXP, a, NULL), NULL),
-                                       NULL), "");
-  case FZ_HARDSWISH:
-  case FZ_HARDSIGMOID: {
-    LLVMValueRef six = fz_cf(F, dt, 6);
-    LLVMValueRef t = LLVMBuildFAdd(B, a, fz_cf(F, dt, 3), "");
-    t = fz_sel(F, fz_fcmp(F, LLVMRealOLT, t, zero), zero, t);
-    t = fz_sel(F, fz_fcmp(F, LLVMRealOGT, t, six), six, t);
-    if (p->op == FZ_HARDSWISH)
-      t = LLVMBuildFMul(B, a, t, "");
-    return LLVMBuildFDiv(B, t, six, "");
-  }
-  case FZ_HARDTANH: {
-    LLVMValueRef t = fz_sel(F, fz_fcmp(F, LLVMRealOLT, a, p0), p0, a);
-    return fz_sel(F, fz_fcmp(F, LLVMRealOGT, t, p1), p1, t);
-  }
-  case FZ_ELU: {
-    LLVMValueRef neg = LLVMBuildFMul(B, fz_math(F, TS_CG_EXPM1, LLVMBuildFMul(B, a, p2, ""), NULL),
-                                     LLVMBuildFMul(B, p0, p1, ""), "");
-    return fz_sel(F, fz_fcmp(F, LLVMRealOLE, a, zero), neg, LLVMBuildFMul(B, a, p1, ""));
-  }
-  case FZ_LEAKY_RELU: return fz_sel(F, fz_fcmp(F, LLVMRealOGT, a, zero), a, LLVMBuildFMul(B, a, p0, ""));
-  case FZ_SOFTPLUS: {
-    LLVMValueRef ab = LLVMBuildFMul(B, a, p0, "");
-    LLVMValueRef sp = LLVMBuildFDiv(B, fz_math(F, TS_CG_LOG1P, fz_math(F, TS_CG_EXP, ab, NULL), NULL), p0, "");
-    return fz_sel(F, fz_fcmp(F, LLVMRealOGT, ab, p1), a, sp);
-  }
-  case FZ_ERF: return fz_math(F, TS_CG_ERF, a, NULL);
-  case FZ_FLOOR: return fz_intr(F, "llvm.floor", a, NULL);
-  case FZ_CEIL: return fz_intr(F, "llvm.ceil", a, NULL);
-  case FZ_ROUND: return fz_intr(F, "llvm.nearbyint", a, NULL);
-  case FZ_ROUND_DEC: {
-    int64_t dec = p->pi[0];
-    LLVMValueRef ten = fz_cf(F, dt, dt == TS_DT_FLOAT32 ? (double)(float)pow(10.0, (double)(dec < 0 ? -dec : dec))
-                                                        : pow(10.0, (double)(dec < 0 ? -dec : dec)));
-    if (dec < 0)
-      return LLVMBuildFMul(B, fz_intr(F, "llvm.nearbyint", LLVMBuildFDiv(B, a, ten, ""), NULL), ten, "");
-    return LLVMBuildFDiv(B, fz_intr(F, "llvm.nearbyint", LLVMBuildFMul(B, a, ten, ""), NULL), ten, "");
-  }
-  case FZ_TRUNC: return fz_intr(F, "llvm.trunc", a, NULL);
-  case FZ_FRAC: return LLVMBuildFSub(B, a, fz_intr(F, "llvm.trunc", a, NULL), "");
-  case FZ_SIGN:
-    return fz_sel(F, fz_fcmp(F, LLVMRealOGT, a, zero), one,
-                  fz_sel(F, fz_fcmp(F, LLVMRealOLT, a, zero), fz_cf(F, dt, -1), zero));
-  case FZ_RECIPROCAL: return LLVMBuildFDiv(B, one, a, "");
-  case FZ_SQUARE: return LLVMBuildFMul(B, a, a, "");
-  case FZ_LOGICAL_NOT: return fz_fcmp(F, LLVMRealOEQ, a, zero);
-  case FZ_ISNAN: return fz_fcmp(F, LLVMRealUNO, a, a);
-  case FZ_ISINF: return fz_fcmp(F, LLVMRealOEQ, fz_intr(F, "llvm.fabs", a, NULL), fz_cf(F, dt, INFINITY));
-  case FZ_ISFINITE: return fz_fcmp(F, LLVMRealOLT, fz_intr(F, "llvm.fabs", a, NULL), fz_cf(F, dt, INFINITY));
-  case FZ_THRESHOLD: return fz_sel(F, fz_fcmp(F, LLVMRealOLE, a, p0), p1, a);
-  case FZ_ADD:
-  case FZ_SUB: {
-    /* alpha 1 multiplies exactly: leave it out */
-    LLVMValueRef t = p->pd[0] == 1 ? b : LLVMBuildFMul(B, p0, b, "");
-    return p->op == FZ_ADD ? LLVMBuildFAdd(B, a, t, "") : LLVMBuildFSub(B, a, t, "");
-  }
-  case FZ_MUL: return LLVMBuildFMul(B, a, b, "");
-  case FZ_DIV: return LLVMBuildFDiv(B, a, b, "");
-  case FZ_DIV_TRUNC: return fz_intr(F, "llvm.trunc", LLVMBuildFDiv(B, a, b, ""), NULL);
-  case FZ_DIV_FLOOR: return fz_divfloor(F, a, b, dt);
-  case FZ_REMAINDER: return fz_frem_py(F, a, b, dt);
-  case FZ_FMOD: return LLVMBuildFRem(B, a, b, "");
-  case FZ_POW:
-    switch (p->variant) {
-    case FZ_POW_0: return one;
-    case FZ_POW_1: return a;
-    case FZ_POW_2: return LLVMBuildFMul(B, a, a, "");
-    case FZ_POW_3: return LLVMBuildFMul(B, LLVMBuildFMul(B, a, a, ""), a, "");
-    case FZ_POW_M2: return LLVMBuildFDiv(B, one, LLVMBuildFMul(B, a, a, ""), "");
-    case FZ_POW_HALF: return fz_intr(F, "llvm.sqrt", a, NULL);
-    case FZ_POW_MHALF: return LLVMBuildFDiv(B, one, fz_intr(F, "llvm.sqrt", a, NULL), "");
-    case FZ_POW_M1: return LLVMBuildFDiv(B, one, a, "");
-    default: return fz_math(F, TS_CG_POW, a, b);
-    }
-  case FZ_MAXIMUM:
-  case FZ_CLAMP_MIN: return fz_fmax(F, a, b, true);
-  case FZ_MINIMUM:
-  case FZ_CLAMP_MAX: return fz_fmax(F, a, b, false);
-  case FZ_ATAN2: return fz_libm(F, "atan2", a, b);
-  case FZ_LAND:
-    return LLVMBuildAnd(B, fz_fcmp(F, LLVMRealUNE, a, zero), fz_fcmp(F, LLVMRealUNE, b, zero), "");
-  case FZ_LOR: return LLVMBuildOr(B, fz_fcmp(F, LLVMRealUNE, a, zero), fz_fcmp(F, LLVMRealUNE, b, zero), "");
-  case FZ_LXOR:
-    return LLVMBuildXor(B, fz_fcmp(F, LLVMRealUNE, a, zero), fz_fcmp(F, LLVMRealUNE, b, zero), "");
-  case FZ_EQ: return fz_fcmp(F, LLVMRealOEQ, a, b);
-  case FZ_NE: return fz_fcmp(F, LLVMRealUNE, a, b);
-  case FZ_LT: return fz_fcmp(F, LLVMRealOLT, a, b);
-  case FZ_LE: return fz_fcmp(F, LLVMRealOLE, a, b);
-  case FZ_GT: return fz_fcmp(F, LLVMRealOGT, a, b);
-  case FZ_GE: return fz_fcmp(F, LLVMRealOGE, a, b);
-  case FZ_CLAMP: return fz_fmax(F, fz_fmax(F, a, b, true), w, false);
-  case FZ_LERP: {
-    LLVMValueRef dd = LLVMBuildFSub(B, b, a, "");
-    LLVMValueRef lo = LLVMBuildFAdd(B, a, LLVMBuildFMul(B, w, dd, ""), "");
-    LLVMValueRef hi = LLVMBuildFSub(B, b, LLVMBuildFMul(B, dd, LLVMBuildFSub(B, one, w, ""), ""), "");
-    return fz_sel(F, fz_fcmp(F, LLVMRealOLT, fz_intr(F, "llvm.fabs", w, NULL), fz_cf(F, dt, 0.5)), lo, hi);
-  }
-  case FZ_ADDCMUL: return LLVMBuildFAdd(B, a, LLVMBuildFMul(B, LLVMBuildFMul(B, p0, b, ""), w, ""), "");
-  case FZ_ADDCDIV: return LLVMBuildFAdd(B, a, LLVMBuildFDiv(B, LLVMBuildFMul(B, p0, b, ""), w, ""), "");
-  default:
-    ts_diag_error(F->d, "fusion: no float lowering for op %d", (int)p->op);
-    fz_fail(F);
-    return zero;
-  }
+/* ------------------------------------------------ the formula language */
+
+/* ir/ops.def's formulas as LLVM: each primitive works on the domain's
+ * values (float or double for the floating compute dtypes, i64 for the
+ * integer ones and bool, as pointwise.c's buffers), picked by the operand's
+ * LLVM type; comparisons and logic give i1. Division forms that raise
+ * ZeroDivisionError on integers, and gcd, have no integer lowering (their
+ * rows say so and planning refuses them first). */
+
+static bool fz_isf(LLVMValueRef x) {
+  LLVMTypeKind k = LLVMGetTypeKind(LLVMTypeOf(x));
+  return k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind;
 }
 
-/* The op in the int64 domain, as pw_apply_i (wrapping arithmetic). */
-static LLVMValueRef fz_emit_int(fz_fn *F, const fz_plan *p, LLVMValueRef a, LLVMValueRef b, LLVMValueRef w) {
+/* A primitive used outside its domain (never, when the rows are right). */
+static LLVMValueRef fz_p_bad(fz_fn *F, const char *what, LLVMValueRef like) {
+  ts_diag_error(F->d, "fusion: %s has no lowering in this domain", what);
+  fz_fail(F);
+  return LLVMGetUndef(LLVMTypeOf(like));
+}
+
+/* A constant of the current domain. */
+static LLVMValueRef fz_kc(const fz_fn *F, double v) {
+  return fz_dt_float(F->dom) ? fz_cf(F, F->dom, v) : fz_ci(F, (int64_t)v);
+}
+
+static bool fz_is_one(LLVMValueRef x) {
+  LLVMBool lossy;
+  if (LLVMIsAConstantFP(x))
+    return LLVMConstRealGetDouble(x, &lossy) == 1.0;
+  return LLVMIsAConstantInt(x) && LLVMConstIntGetSExtValue(x) == 1;
+}
+
+static LLVMValueRef fz_p_add(fz_fn *F, LLVMValueRef x, LLVMValueRef y) {
+  return fz_isf(x) ? LLVMBuildFAdd(F->b, x, y, "") : LLVMBuildAdd(F->b, x, y, "");
+}
+static LLVMValueRef fz_p_sub(fz_fn *F, LLVMValueRef x, LLVMValueRef y) {
+  return fz_isf(x) ? LLVMBuildFSub(F->b, x, y, "") : LLVMBuildSub(F->b, x, y, "");
+}
+/* a factor 1 (alpha, value) multiplies exactly: left out */
+static LLVMValueRef fz_p_mul(fz_fn *F, LLVMValueRef x, LLVMValueRef y) {
+  if (fz_is_one(x))
+    return y;
+  if (fz_is_one(y))
+    return x;
+  return fz_isf(x) ? LLVMBuildFMul(F->b, x, y, "") : LLVMBuildMul(F->b, x, y, "");
+}
+static LLVMValueRef fz_p_div(fz_fn *F, LLVMValueRef x, LLVMValueRef y) {
+  return fz_isf(x) ? LLVMBuildFDiv(F->b, x, y, "") : fz_p_bad(F, "division", x);
+}
+static LLVMValueRef fz_p_neg(fz_fn *F, LLVMValueRef x) {
+  return fz_isf(x) ? LLVMBuildFNeg(F->b, x, "") : LLVMBuildSub(F->b, LLVMConstNull(LLVMTypeOf(x)), x, "");
+}
+static LLVMValueRef fz_p_abs(fz_fn *F, LLVMValueRef x) {
+  if (fz_isf(x))
+    return fz_intr(F, "llvm.fabs", x, NULL);
+  LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(x));
+  return fz_sel(F, fz_icmp(F, LLVMIntSLT, x, zero), LLVMBuildSub(F->b, zero, x, ""), x);
+}
+/* Comparisons as C's operators on the domain's values (NaN: only != holds). */
+static LLVMValueRef fz_p_cmp(fz_fn *F, LLVMRealPredicate fp, LLVMIntPredicate ip, LLVMValueRef x, LLVMValueRef y) {
+  return fz_isf(x) ? fz_fcmp(F, fp, x, y) : fz_icmp(F, ip, x, y);
+}
+static LLVMValueRef fz_p_nz(fz_fn *F, LLVMValueRef x) {
+  return fz_p_cmp(F, LLVMRealUNE, LLVMIntNE, x, LLVMConstNull(LLVMTypeOf(x)));
+}
+static LLVMValueRef fz_p_lo(fz_fn *F, LLVMValueRef x, LLVMValueRef lo) {
+  return fz_sel(F, fz_p_cmp(F, LLVMRealOLT, LLVMIntSLT, x, lo), lo, x);
+}
+static LLVMValueRef fz_p_hi(fz_fn *F, LLVMValueRef x, LLVMValueRef hi) {
+  return fz_sel(F, fz_p_cmp(F, LLVMRealOGT, LLVMIntSGT, x, hi), hi, x);
+}
+static LLVMValueRef fz_p_max(fz_fn *F, LLVMValueRef x, LLVMValueRef y, bool max) {
+  if (fz_isf(x))
+    return fz_fmax(F, x, y, max);
+  return fz_sel(F, fz_icmp(F, max ? LLVMIntSGT : LLVMIntSLT, x, y), x, y);
+}
+/* floor, ceil, trunc, nearbyint: the identity on integers */
+static LLVMValueRef fz_p_round(fz_fn *F, const char *intr, LLVMValueRef x) {
+  return fz_isf(x) ? fz_intr(F, intr, x, NULL) : x;
+}
+static LLVMValueRef fz_p_sign(fz_fn *F, LLVMValueRef x) {
   LLVMBuilderRef B = F->b;
+  if (fz_isf(x)) {
+    LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(x));
+    return fz_sel(F, fz_fcmp(F, LLVMRealOGT, x, zero), LLVMConstReal(LLVMTypeOf(x), 1),
+                  fz_sel(F, fz_fcmp(F, LLVMRealOLT, x, zero), LLVMConstReal(LLVMTypeOf(x), -1), zero));
+  }
   LLVMValueRef zero = fz_ci(F, 0);
-  LLVMValueRef p0 = fz_par(F, p, 0), p1 = fz_par(F, p, 1);
-  LLVMValueRef f = LLVMConstInt(F->m->t_i1, 0, 0), t = LLVMConstInt(F->m->t_i1, 1, 0);
-  switch ((fz_op)p->op) {
-  case FZ_ABS: return fz_sel(F, fz_icmp(F, LLVMIntSLT, a, zero), LLVMBuildSub(B, zero, a, ""), a);
-  case FZ_NEG: return LLVMBuildSub(B, zero, a, "");
-  case FZ_RELU: return fz_sel(F, fz_icmp(F, LLVMIntSLT, a, zero), zero, a);
-  case FZ_HARDTANH: {
-    LLVMValueRef x = fz_sel(F, fz_icmp(F, LLVMIntSLT, a, p0), p0, a);
-    return fz_sel(F, fz_icmp(F, LLVMIntSGT, x, p1), p1, x);
-  }
-  case FZ_FLOOR: case FZ_CEIL: case FZ_ROUND: case FZ_TRUNC: return a;
-  case FZ_SIGN:
-    return LLVMBuildSub(B, LLVMBuildZExt(B, fz_icmp(F, LLVMIntSGT, a, zero), F->m->t_i64, ""),
-                        LLVMBuildZExt(B, fz_icmp(F, LLVMIntSLT, a, zero), F->m->t_i64, ""), "");
-  case FZ_SQUARE: return LLVMBuildMul(B, a, a, "");
-  case FZ_LOGICAL_NOT: return fz_icmp(F, LLVMIntEQ, a, zero);
-  case FZ_BITWISE_NOT:
-    if (p->cdt == TS_DT_BOOL)
-      return LLVMBuildZExt(B, fz_icmp(F, LLVMIntEQ, a, zero), F->m->t_i64, "");
-    return LLVMBuildNot(B, a, "");
-  case FZ_ISNAN: case FZ_ISINF: return f;
-  case FZ_ISFINITE: return t;
-  case FZ_THRESHOLD: return fz_sel(F, fz_icmp(F, LLVMIntSLE, a, p0), p1, a);
-  case FZ_ADD:
-  case FZ_SUB: {
-    LLVMValueRef x = p->pi[0] == 1 ? b : LLVMBuildMul(B, p0, b, "");
-    return p->op == FZ_ADD ? LLVMBuildAdd(B, a, x, "") : LLVMBuildSub(B, a, x, "");
-  }
-  case FZ_MUL: return LLVMBuildMul(B, a, b, "");
-  case FZ_POW: {
-    /* powi by the constant exponent: square and multiply, unrolled */
-    int64_t e = p->pi[0];
-    LLVMValueRef r = fz_ci(F, 1), x = a;
-    while (e) {
+  return LLVMBuildSub(B, LLVMBuildZExt(B, fz_icmp(F, LLVMIntSGT, x, zero), F->m->t_i64, ""),
+                      LLVMBuildZExt(B, fz_icmp(F, LLVMIntSLT, x, zero), F->m->t_i64, ""), "");
+}
+/* isnan, isinf, isfinite: false, false, true on integers */
+static LLVMValueRef fz_p_class(fz_fn *F, int which, LLVMValueRef x) {
+  if (!fz_isf(x))
+    return LLVMConstInt(F->m->t_i1, which == 2, 0);
+  if (which == 0)
+    return fz_fcmp(F, LLVMRealUNO, x, x);
+  LLVMValueRef inf = LLVMConstReal(LLVMTypeOf(x), INFINITY);
+  return fz_fcmp(F, which == 1 ? LLVMRealOEQ : LLVMRealOLT, fz_intr(F, "llvm.fabs", x, NULL), inf);
+}
+/* math.c's function (a few ulp, vectorised), floating only */
+static LLVMValueRef fz_p_math(fz_fn *F, ts_cg_math_fn fn, LLVMValueRef x, LLVMValueRef y) {
+  return fz_isf(x) ? fz_math(F, fn, x, y) : fz_p_bad(F, ts_cg_math_name(fn), x);
+}
+/* the C library's (exact, not vectorised), floating only */
+static LLVMValueRef fz_p_libm(fz_fn *F, const char *name, LLVMValueRef x, LLVMValueRef y) {
+  return fz_isf(x) ? fz_libm(F, name, x, y) : fz_p_bad(F, name, x);
+}
+static LLVMValueRef fz_p_sqrt(fz_fn *F, LLVMValueRef x) {
+  return fz_isf(x) ? fz_intr(F, "llvm.sqrt", x, NULL) : fz_p_bad(F, "sqrt", x);
+}
+/* pow: PowKernel.cpp's forms for a constant exponent (the plan's variant),
+ * math.c's powf otherwise; integers: square and multiply by the constant
+ * exponent, unrolled */
+static LLVMValueRef fz_p_pow(fz_fn *F, const fz_plan *p, LLVMValueRef x, LLVMValueRef y) {
+  LLVMBuilderRef B = F->b;
+  if (!fz_isf(x)) {
+    if (!LLVMIsAConstantInt(y))
+      return fz_p_bad(F, "pow by a non-constant integer", x);
+    int64_t e = LLVMConstIntGetSExtValue(y);
+    LLVMValueRef r = fz_ci(F, 1), v = x;
+    while (e > 0) {
       if (e & 1)
-        r = LLVMBuildMul(B, r, x, "");
+        r = LLVMBuildMul(B, r, v, "");
       e >>= 1;
       if (e)
-        x = LLVMBuildMul(B, x, x, "");
+        v = LLVMBuildMul(B, v, v, "");
     }
     return r;
   }
-  case FZ_MAXIMUM: case FZ_CLAMP_MIN: return fz_sel(F, fz_icmp(F, LLVMIntSGT, a, b), a, b);
-  case FZ_MINIMUM: case FZ_CLAMP_MAX: return fz_sel(F, fz_icmp(F, LLVMIntSLT, a, b), a, b);
-  case FZ_CLAMP: {
-    LLVMValueRef x = fz_sel(F, fz_icmp(F, LLVMIntSGT, a, b), a, b);
-    return fz_sel(F, fz_icmp(F, LLVMIntSLT, x, w), x, w);
+  LLVMValueRef one = LLVMConstReal(LLVMTypeOf(x), 1);
+  switch (p->variant) {
+  case FZ_POW_0: return one;
+  case FZ_POW_1: return x;
+  case FZ_POW_2: return LLVMBuildFMul(B, x, x, "");
+  case FZ_POW_3: return LLVMBuildFMul(B, LLVMBuildFMul(B, x, x, ""), x, "");
+  case FZ_POW_M2: return LLVMBuildFDiv(B, one, LLVMBuildFMul(B, x, x, ""), "");
+  case FZ_POW_HALF: return fz_intr(F, "llvm.sqrt", x, NULL);
+  case FZ_POW_MHALF: return LLVMBuildFDiv(B, one, fz_intr(F, "llvm.sqrt", x, NULL), "");
+  case FZ_POW_M1: return LLVMBuildFDiv(B, one, x, "");
+  default: return fz_math(F, TS_CG_POW, x, y);
   }
-  case FZ_BAND: return LLVMBuildAnd(B, a, b, "");
-  case FZ_BOR: return LLVMBuildOr(B, a, b, "");
-  case FZ_BXOR: return LLVMBuildXor(B, a, b, "");
-  case FZ_LAND: return LLVMBuildAnd(B, fz_icmp(F, LLVMIntNE, a, zero), fz_icmp(F, LLVMIntNE, b, zero), "");
-  case FZ_LOR: return LLVMBuildOr(B, fz_icmp(F, LLVMIntNE, a, zero), fz_icmp(F, LLVMIntNE, b, zero), "");
-  case FZ_LXOR: return LLVMBuildXor(B, fz_icmp(F, LLVMIntNE, a, zero), fz_icmp(F, LLVMIntNE, b, zero), "");
-  case FZ_EQ: return fz_icmp(F, LLVMIntEQ, a, b);
-  case FZ_NE: return fz_icmp(F, LLVMIntNE, a, b);
-  case FZ_LT: return fz_icmp(F, LLVMIntSLT, a, b);
-  case FZ_LE: return fz_icmp(F, LLVMIntSLE, a, b);
-  case FZ_GT: return fz_icmp(F, LLVMIntSGT, a, b);
-  case FZ_GE: return fz_icmp(F, LLVMIntSGE, a, b);
-  case FZ_ADDCMUL: return LLVMBuildAdd(B, a, LLVMBuildMul(B, p0, LLVMBuildMul(B, b, w, ""), ""), "");
+}
+static LLVMValueRef fz_p_divtrunc(fz_fn *F, LLVMValueRef x, LLVMValueRef y) {
+  return fz_isf(x) ? fz_intr(F, "llvm.trunc", LLVMBuildFDiv(F->b, x, y, ""), NULL) : fz_p_bad(F, "div_trunc", x);
+}
+static LLVMValueRef fz_p_divfloor(fz_fn *F, LLVMValueRef x, LLVMValueRef y) {
+  return fz_isf(x) ? fz_divfloor(F, x, y, F->dom) : fz_p_bad(F, "floor_divide", x);
+}
+static LLVMValueRef fz_p_rem(fz_fn *F, LLVMValueRef x, LLVMValueRef y) {
+  return fz_isf(x) ? fz_frem_py(F, x, y, F->dom) : fz_p_bad(F, "remainder", x);
+}
+static LLVMValueRef fz_p_fmod(fz_fn *F, LLVMValueRef x, LLVMValueRef y) {
+  return fz_isf(x) ? LLVMBuildFRem(F->b, x, y, "") : fz_p_bad(F, "fmod", x);
+}
+static LLVMValueRef fz_p_bits(fz_fn *F, int op, LLVMValueRef x, LLVMValueRef y) {
+  if (fz_isf(x))
+    return fz_p_bad(F, "a bitwise op", x);
+  return op == 0 ? LLVMBuildAnd(F->b, x, y, "") : op == 1 ? LLVMBuildOr(F->b, x, y, "") : LLVMBuildXor(F->b, x, y, "");
+}
+static LLVMValueRef fz_p_bnot(fz_fn *F, const fz_plan *p, LLVMValueRef x) {
+  if (fz_isf(x))
+    return fz_p_bad(F, "bitwise_not", x);
+  if (p->cdt == TS_DT_BOOL)
+    return LLVMBuildZExt(F->b, fz_icmp(F, LLVMIntEQ, x, fz_ci(F, 0)), F->m->t_i64, "");
+  return LLVMBuildNot(F->b, x, "");
+}
+/* pointwise.c's pw_shl and pw_shr: a shift out of [0, 64) is 0 or the sign */
+static LLVMValueRef fz_p_shift(fz_fn *F, bool left, LLVMValueRef x, LLVMValueRef y) {
+  if (fz_isf(x))
+    return fz_p_bad(F, "a shift", x);
+  LLVMBuilderRef B = F->b;
+  LLVMValueRef in = fz_icmp(F, LLVMIntULT, y, fz_ci(F, 64)); /* unsigned: negative counts are out too */
+  LLVMValueRef amt = fz_sel(F, in, y, fz_ci(F, 63));
+  if (left)
+    return fz_sel(F, in, LLVMBuildShl(B, x, amt, ""), fz_ci(F, 0));
+  return LLVMBuildAShr(B, x, amt, "");
+}
+
+#define PW_ZERO fz_kc(F, 0)
+#define PW_ONE fz_kc(F, 1)
+#define PW_K(v) fz_kc(F, v)
+#define PW_ADD(x, y) fz_p_add(F, x, y)
+#define PW_SUB(x, y) fz_p_sub(F, x, y)
+#define PW_MUL(x, y) fz_p_mul(F, x, y)
+#define PW_DIV(x, y) fz_p_div(F, x, y)
+#define PW_NEG(x) fz_p_neg(F, x)
+#define PW_ABS(x) fz_p_abs(F, x)
+#define PW_EQ(x, y) fz_p_cmp(F, LLVMRealOEQ, LLVMIntEQ, x, y)
+#define PW_NE(x, y) fz_p_cmp(F, LLVMRealUNE, LLVMIntNE, x, y)
+#define PW_LT(x, y) fz_p_cmp(F, LLVMRealOLT, LLVMIntSLT, x, y)
+#define PW_LE(x, y) fz_p_cmp(F, LLVMRealOLE, LLVMIntSLE, x, y)
+#define PW_GT(x, y) fz_p_cmp(F, LLVMRealOGT, LLVMIntSGT, x, y)
+#define PW_GE(x, y) fz_p_cmp(F, LLVMRealOGE, LLVMIntSGE, x, y)
+#define PW_NZ(x) fz_p_nz(F, x)
+#define PW_AND(x, y) LLVMBuildAnd(F->b, x, y, "")
+#define PW_OR(x, y) LLVMBuildOr(F->b, x, y, "")
+#define PW_XOR(x, y) LLVMBuildXor(F->b, x, y, "")
+#define PW_SEL(c, x, y) fz_sel(F, c, x, y)
+#define PW_LO(x, lo) fz_p_lo(F, x, lo)
+#define PW_HI(x, hi) fz_p_hi(F, x, hi)
+#define PW_MAX(x, y) fz_p_max(F, x, y, true)
+#define PW_MIN(x, y) fz_p_max(F, x, y, false)
+#define PW_FLOOR(x) fz_p_round(F, "llvm.floor", x)
+#define PW_CEIL(x) fz_p_round(F, "llvm.ceil", x)
+#define PW_TRUNC(x) fz_p_round(F, "llvm.trunc", x)
+#define PW_RINT(x) fz_p_round(F, "llvm.nearbyint", x)
+#define PW_SIGN(x) fz_p_sign(F, x)
+#define PW_ISNAN(x) fz_p_class(F, 0, x)
+#define PW_ISINF(x) fz_p_class(F, 1, x)
+#define PW_ISFINITE(x) fz_p_class(F, 2, x)
+#define PW_EXP(x) fz_p_math(F, TS_CG_EXP, x, NULL)
+#define PW_EXP2(x) fz_p_libm(F, "exp2", x, NULL)
+#define PW_EXPM1(x) fz_p_math(F, TS_CG_EXPM1, x, NULL)
+#define PW_LOG(x) fz_p_math(F, TS_CG_LOG, x, NULL)
+#define PW_LOG2(x) fz_p_math(F, TS_CG_LOG2, x, NULL)
+#define PW_LOG10(x) fz_p_math(F, TS_CG_LOG10, x, NULL)
+#define PW_LOG1P(x) fz_p_math(F, TS_CG_LOG1P, x, NULL)
+#define PW_SQRT(x) fz_p_sqrt(F, x)
+#define PW_SIN(x) fz_p_math(F, TS_CG_SIN, x, NULL)
+#define PW_COS(x) fz_p_math(F, TS_CG_COS, x, NULL)
+#define PW_TAN(x) fz_p_libm(F, "tan", x, NULL)
+#define PW_ASIN(x) fz_p_libm(F, "asin", x, NULL)
+#define PW_ACOS(x) fz_p_libm(F, "acos", x, NULL)
+#define PW_ATAN(x) fz_p_libm(F, "atan", x, NULL)
+#define PW_SINH(x) fz_p_libm(F, "sinh", x, NULL)
+#define PW_COSH(x) fz_p_libm(F, "cosh", x, NULL)
+#define PW_TANH(x) fz_p_math(F, TS_CG_TANH, x, NULL)
+#define PW_ERF(x) fz_p_math(F, TS_CG_ERF, x, NULL)
+#define PW_SIGMOID(x) fz_p_math(F, TS_CG_SIGMOID, x, NULL)
+#define PW_GELU(x) fz_p_math(F, TS_CG_GELU_ERF, x, NULL)
+#define PW_GELU_TANH(x) fz_p_math(F, TS_CG_GELU_TANH, x, NULL)
+#define PW_ATAN2(x, y) fz_p_libm(F, "atan2", x, y)
+#define PW_HYPOT(x, y) fz_p_libm(F, "hypot", x, y)
+#define PW_POW(x, y) fz_p_pow(F, p, x, y)
+#define PW_DIVTRUNC(x, y) fz_p_divtrunc(F, x, y)
+#define PW_DIVFLOOR(x, y) fz_p_divfloor(F, x, y)
+#define PW_REM(x, y) fz_p_rem(F, x, y)
+#define PW_FMOD(x, y) fz_p_fmod(F, x, y)
+#define PW_BAND(x, y) fz_p_bits(F, 0, x, y)
+#define PW_BOR(x, y) fz_p_bits(F, 1, x, y)
+#define PW_BXOR(x, y) fz_p_bits(F, 2, x, y)
+#define PW_BNOT(x) fz_p_bnot(F, p, x)
+#define PW_SHL(x, y) fz_p_shift(F, true, x, y)
+#define PW_SHR(x, y) fz_p_shift(F, false, x, y)
+#define PW_GCD(x, y) fz_p_bad(F, "gcd", x)
+
+/* The row's formula over the operands a, b, w (already in the domain). */
+static LLVMValueRef fz_emit_formula(fz_fn *F, const fz_plan *p, LLVMValueRef a, LLVMValueRef b, LLVMValueRef w) {
+  LLVMValueRef p0 = fz_par(F, p, 0), p1 = fz_par(F, p, 1), p2 = fz_par(F, p, 2);
+  switch ((ts_pw_op)p->op) {
+#define TS_OP(...)
+#define TS_PW(ns, name, ip, layout, nin, rule, kname, formula, ...)                                              \
+  case TS_PW_##name:                                                                                             \
+    return formula;
+#define TS_PWF(name, layout, nin, rule, kname, formula)                                                          \
+  case TS_PW_##name:                                                                                             \
+    return formula;
+#include "ops.def"
+#undef TS_OP
+#undef TS_PW
+#undef TS_PWF
   default:
-    ts_diag_error(F->d, "fusion: no integer lowering for op %d", (int)p->op);
-    fz_fail(F);
-    return zero;
+    break;
   }
+  ts_diag_error(F->d, "fusion: no lowering for op %d", (int)p->op);
+  fz_fail(F);
+  return LLVMGetUndef(LLVMTypeOf(a));
 }
 
 /* One planned node: its output value, held in its dtype's LLVM type. */
 static LLVMValueRef fz_emit_node(fz_fn *F, const fz_plan *p) {
   ts_dtype cdt = (ts_dtype)p->cdt, odt = (ts_dtype)p->odt;
-  if (p->op == FZ_COPY) /* type_as: a tensor copy's conversion */
+  if (p->op == TS_PW_type_as) /* a tensor copy's conversion */
     return fz_cvt(F, F->vals[p->ops[0]->id], cdt, odt, true);
-  if (p->op == FZ_WHERE) {
+  if (p->op == TS_PW_where || p->op == TS_PW_masked_fill) {
     /* the condition is tested as it is; masked_fill's value is first cast
      * to self's dtype as a tensor copy would (ts_rt_tensor_to_dtype) */
     const ts_value *c = p->ops[0];
@@ -1268,8 +1083,9 @@ static LLVMValueRef fz_emit_node(fz_fn *F, const fz_plan *p) {
   LLVMValueRef x[3] = {NULL, NULL, NULL};
   for (int k = 0; k < p->nops; k++)
     x[k] = fz_in(F, p->ops[k], cdt);
-  LLVMValueRef r = fz_dt_float(cdt) ? fz_emit_float(F, p, x[0], x[1], x[2]) : fz_emit_int(F, p, x[0], x[1], x[2]);
-  if (fz_descs[p->op].flags & FZ_BOOLOUT)
+  F->dom = fz_dom(cdt);
+  LLVMValueRef r = fz_emit_formula(F, p, x[0], x[1], x[2]);
+  if (fz_rule((ts_pw_op)p->op) & TS_PWR_BOOLOUT)
     return r; /* i1 */
   return fz_cvt(F, r, fz_dom(cdt), odt, false);
 }

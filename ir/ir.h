@@ -147,6 +147,33 @@ const char *ts_dtype_name(ts_dtype dt);
 ts_dtype ts_dtype_from_name(const char *s, size_t n);
 size_t ts_dtype_size(ts_dtype dt);
 
+/* -------------------------------------------------------------- promote.c */
+
+/* PyTorch's dtype rules, for every layer (kernels, shape rules, fusion). */
+bool ts_dtype_is_float(ts_dtype dt); /* float16/32/64, bfloat16 */
+bool ts_dtype_is_complex(ts_dtype dt);
+bool ts_dtype_is_integral(ts_dtype dt, bool include_bool);
+/* c10::promoteTypes; TS_DT_NONE if either is (or a quantized type meets
+ * another). */
+ts_dtype ts_type_promote(ts_dtype a, ts_dtype b);
+/* c10::canCast: what an in-place or out= result may be written into (no
+ * complex to real, no floating to integral, nothing but bool to bool). */
+bool ts_type_can_cast(ts_dtype from, ts_dtype to);
+
+/* ATen's result_type over operands, fed one at a time: dimensioned tensors
+ * rank above zero-dim tensors, which rank above wrapped numbers (Python
+ * numbers and Scalars; a float counts as float32, a complex as complex64),
+ * a lower category winning only with a higher kind (bool < integral <
+ * floating < complex). */
+typedef enum ts_result_kind { TS_RESULT_DIM, TS_RESULT_ZERO_DIM, TS_RESULT_WRAPPED } ts_result_kind;
+typedef struct ts_result_state {
+  int8_t dim, zero, wrapped; /* ts_dtype; TS_DT_NONE: none yet */
+} ts_result_state;
+#define TS_RESULT_STATE_INIT {TS_DT_NONE, TS_DT_NONE, TS_DT_NONE}
+void ts_result_add(ts_result_state *s, ts_dtype dt, ts_result_kind kind);
+/* The result type; TS_DT_NONE if no operand was added. */
+ts_dtype ts_result_type(const ts_result_state *s);
+
 typedef enum ts_device_type {
   TS_DEV_NONE = -1,
   TS_DEV_CPU = 0,
@@ -597,8 +624,26 @@ enum {
   TS_OPF_VARIADIC = 1 << 2, /* input/output count set by the node (ListConstruct, TupleUnpack, ...) */
   /* Elementwise on its tensor arguments (with broadcasting), no aliasing
    * of its inputs, no side effects: what passes/fuse.c may put in a
-   * prim::FusionGroup and codegen lowers to one loop. */
+   * prim::FusionGroup and codegen lowers to one loop. Set by the TS_PW rows
+   * of ops.def (its formula and dtype rule there). */
   TS_OPF_POINTWISE = 1 << 3,
+  /* Random (PyTorch's nondeterministic_seeded: dropout, rand, bernoulli,
+   * ...): two runs differ. Also set for every kind with a Generator
+   * argument. */
+  TS_OPF_RANDOM = 1 << 4,
+  /* Only autograd sees what it does: without gradients it returns its input
+   * as it is (detach, requires_grad_) or makes what only a backward pass
+   * reads (AutogradZero). */
+  TS_OPF_GRAD_ONLY = 1 << 5,
+  /* Returns its input itself when it can and a copy otherwise (reshape,
+   * contiguous, to): "Tensor(a)" in its schema, but not a view. */
+  TS_OPF_MAY_COPY = 1 << 6,
+  /* Derived from the schemas' alias annotations by ts_ops_init, never
+   * written in ops.def: */
+  TS_OPF_VIEW = 1 << 8,       /* an overload returns a view of an input (ts_op_is_view) */
+  TS_OPF_INPLACE = 1 << 9,    /* an overload writes self and returns it (ts_op_is_inplace) */
+  TS_OPF_OUT = 1 << 10,       /* an overload writes an out= argument (ts_op_is_out) */
+  TS_OPF_HAS_INPLACE = 1 << 11, /* the table has its in-place kind: add has add_ (ts_op_inplace_kind) */
 };
 
 /* One entry of the op table: a node kind with all its overloads. */
@@ -610,6 +655,72 @@ struct ts_opdef {
   uint32_t nschemas;
 };
 
+/* The pointwise rows of ops.def (TS_PW, TS_PWF; the format is described
+ * there): one op id per row, and what every layer reads of it. */
+typedef enum ts_pw_op {
+#define TS_OP(...)
+#define TS_PW(ns, name, ...) TS_PW_##name,
+#define TS_PWF(name, ...) TS_PW_##name,
+#include "ops.def"
+#undef TS_OP
+#undef TS_PW
+#undef TS_PWF
+  TS_PW_COUNT
+} ts_pw_op;
+
+typedef enum ts_pw_layout {
+  TS_PWL_UNARY,
+  TS_PWL_BINARY,
+  TS_PWL_ALPHA,
+  TS_PWL_DIV,
+  TS_PWL_CLAMP,
+  TS_PWL_WHERE,
+  TS_PWL_MASKED_FILL,
+  TS_PWL_LERP,
+  TS_PWL_ADDC,
+  TS_PWL_GELU,
+  TS_PWL_ROUND,
+  TS_PWL_TYPE_AS,
+} ts_pw_layout;
+
+/* A row's rule: its dtypes and forms (ops.def says what each means). */
+enum {
+  TS_PWR_PROMOTE = 1 << 0,
+  TS_PWR_NOINT = 1 << 1,
+  TS_PWR_NOBOOL = 1 << 2,
+  TS_PWR_INTONLY = 1 << 3,
+  TS_PWR_NOHALF = 1 << 4,
+  TS_PWR_NOBF16 = 1 << 5,
+  TS_PWR_BOOLOUT = 1 << 6,
+  TS_PWR_SELF = 1 << 7,
+  TS_PWR_BOOL_INT64 = 1 << 8,
+  TS_PWR_NOFUSE_INT = 1 << 9,
+  TS_PWR_NOFUSE = 1 << 10,
+  TS_PWR_ALONE = 1 << 11,
+  TS_PWR_AUTOGEN_OUT = 1 << 12,
+  TS_PWR_AUTOGEN_SCALAR_OTHER = 1 << 13,
+  TS_PWR_AUTOGEN_SCALAR_SELF = 1 << 14,
+};
+
+typedef struct ts_pw_def {
+  ts_pw_op op;
+  ts_kind kind;      /* TS_K_OTHER for a TS_PWF formula */
+  const char *name;  /* "abs" */
+  uint8_t layout;    /* ts_pw_layout */
+  uint8_t nin;       /* operands a, b, w */
+  unsigned rule;     /* TS_PWR_* */
+  const char *kname; /* the ATen kernel's name in "not implemented for" messages */
+} ts_pw_def;
+
+/* The row of an op id (NULL if out of range). */
+const ts_pw_def *ts_pw_get(ts_pw_op op);
+/* The row declaring kind k, or the row whose in-place kind k is (aten::abs_
+ * gives abs's); NULL for other kinds. */
+const ts_pw_def *ts_pw_of_kind(ts_kind k);
+/* Whether an out= overload of a row is one PyTorch generates from the
+ * functional op (its TS_PWR_AUTOGEN_* rule). */
+bool ts_pw_out_is_autogen(const ts_pw_def *d, const ts_schema *s);
+
 /* Parses every schema in the table, once (thread-safe). False, with the
  * reasons in `d` (may be NULL), if any schema is malformed or names another
  * kind than its entry. */
@@ -619,6 +730,18 @@ const ts_opdef *ts_op_get(ts_kind k);
 const ts_schema *const *ts_op_schemas(ts_kind k, uint32_t *n);
 /* The schema with this overload name ("" for the unnamed one), or NULL. */
 const ts_schema *ts_op_find_overload(ts_kind k, const char *overload);
+/* Schema properties read from the alias annotations. In place: self is
+ * written ("Tensor(a!) self") and returned. Out=: a keyword-only argument is
+ * written ("*, Tensor(a!) out"). View: a return aliases an input without
+ * writing it ("Tensor(a) self -> Tensor(a)", "Tensor(a)[]"), and the kind
+ * is not TS_OPF_MAY_COPY. */
+bool ts_op_is_inplace(const ts_schema *s);
+bool ts_op_is_out(const ts_schema *s);
+bool ts_op_is_view(const ts_schema *s);
+/* The in-place kind of an op (aten::add -> aten::add_) and back; TS_K_OTHER
+ * if the table has none. */
+ts_kind ts_op_inplace_kind(ts_kind k);
+ts_kind ts_op_functional_kind(ts_kind inplace);
 /* The overload whose argument types accept the node's inputs (one taking
  * exactly that many arguments first, then one whose missing ones default) and
  * whose returns match its outputs, or NULL. */

@@ -84,12 +84,84 @@ static int ts_kind_cmp(const void *a, const void *b) {
   return strcmp(ts_ops[*(const ts_kind *)a].name, ts_ops[*(const ts_kind *)b].name);
 }
 
+/* Binary search of the sorted names; `qualname` need not end in NUL. */
+static ts_kind ts_kind_find(const char *qualname, size_t len) {
+  size_t lo = 0, hi = TS_K_COUNT;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const char *name = ts_ops[ts_kind_by_name[mid]].name;
+    size_t nlen = strlen(name);
+    int c = memcmp(name, qualname, nlen < len ? nlen : len);
+    if (c == 0)
+      c = nlen < len ? -1 : nlen > len ? 1 : 0;
+    if (c == 0)
+      return ts_kind_by_name[mid];
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return TS_K_OTHER;
+}
+
+static bool ts_schema_is_view(const ts_schema *s);
+
+static ts_kind ts_op_inplace_of[TS_K_COUNT];    /* aten::add -> aten::add_ */
+static ts_kind ts_op_functional_of[TS_K_COUNT]; /* aten::add_ -> aten::add */
+
+/* Whether the type is a Generator or an optional one. */
+static bool ts_type_is_generator(const ts_type *t) {
+  if (t->kind == TS_TY_OPTIONAL)
+    t = t->elems[0];
+  return t->kind == TS_TY_GENERATOR;
+}
+
+/* The flags the schemas say (TS_OPF_VIEW ... TS_OPF_OUT, TS_OPF_RANDOM for
+ * a Generator argument), and each in-place kind paired with its op. */
+static void ts_ops_derive(void) {
+  for (int k = 0; k < TS_K_COUNT; k++) {
+    ts_op_inplace_of[k] = TS_K_OTHER;
+    ts_op_functional_of[k] = TS_K_OTHER;
+  }
+  for (int k = 0; k < TS_K_COUNT; k++) {
+    ts_opdef *op = &ts_ops[k];
+    for (uint32_t i = 0; i < ts_op_nparsed[k]; i++) {
+      const ts_schema *s = ts_op_parsed[k][i];
+      if (ts_op_is_inplace(s))
+        op->flags |= TS_OPF_INPLACE;
+      if (ts_op_is_out(s))
+        op->flags |= TS_OPF_OUT;
+      for (uint32_t a = 0; a < s->nargs; a++)
+        if (ts_type_is_generator(s->args[a].type))
+          op->flags |= TS_OPF_RANDOM;
+    }
+  }
+  /* ts_op_is_view reads TS_OPF_MAY_COPY, written in ops.def */
+  for (int k = 0; k < TS_K_COUNT; k++)
+    for (uint32_t i = 0; i < ts_op_nparsed[k]; i++)
+      if (ts_schema_is_view(ts_op_parsed[k][i]))
+        ts_ops[k].flags |= TS_OPF_VIEW;
+  for (int k = 0; k < TS_K_COUNT; k++) {
+    const char *name = ts_ops[k].name;
+    size_t len = strlen(name);
+    if (!(ts_ops[k].flags & TS_OPF_INPLACE) || len < 2 || name[len - 1] != '_')
+      continue;
+    ts_kind base = ts_kind_find(name, len - 1);
+    if (base == TS_K_OTHER)
+      continue;
+    ts_op_inplace_of[base] = (ts_kind)k;
+    ts_op_functional_of[k] = base;
+    ts_ops[base].flags |= TS_OPF_HAS_INPLACE;
+  }
+}
+
 static void ts_ops_build(void) {
   ts_arena_init(&ts_ops_arena, 0);
   ts_ops_ok = ts_ops_check(&ts_ops_arena, NULL, true);
   for (int k = 0; k < TS_K_COUNT; k++)
     ts_kind_by_name[k] = (ts_kind)k;
   qsort(ts_kind_by_name, TS_K_COUNT, sizeof *ts_kind_by_name, ts_kind_cmp);
+  ts_ops_derive();
 }
 
 static void ts_ops_ensure(void) { pthread_once(&ts_ops_once, ts_ops_build); }
@@ -135,30 +207,150 @@ const ts_schema *ts_op_find_overload(ts_kind k, const char *overload) {
   return NULL;
 }
 
-/* Binary search of the sorted names; `qualname` need not end in NUL. */
 ts_kind ts_kind_lookup(const char *qualname, size_t len) {
   if (!qualname)
     return TS_K_OTHER;
   ts_ops_ensure();
-  size_t lo = 0, hi = TS_K_COUNT;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    const char *name = ts_ops[ts_kind_by_name[mid]].name;
-    size_t nlen = strlen(name);
-    int c = memcmp(name, qualname, nlen < len ? nlen : len);
-    if (c == 0)
-      c = nlen < len ? -1 : nlen > len ? 1 : 0;
-    if (c == 0)
-      return ts_kind_by_name[mid];
-    if (c < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return TS_K_OTHER;
+  return ts_kind_find(qualname, len);
 }
 
 const char *ts_kind_name(ts_kind k) { return (unsigned)k < TS_K_COUNT ? ts_ops[k].name : NULL; }
+
+/* ------------------------------------------------- schema properties */
+
+/* Whether the alias sets of `a` (before its arrow) include `set`. */
+static bool ts_alias_names(const ts_alias *a, const char *set) {
+  for (uint32_t i = 0; a && i < a->nsets; i++)
+    if (strcmp(a->sets[i], set) == 0)
+      return true;
+  return false;
+}
+
+bool ts_op_is_inplace(const ts_schema *s) {
+  if (!s || s->nargs == 0 || s->args[0].kwarg_only)
+    return false;
+  const ts_alias *self = s->args[0].alias;
+  if (!self || !self->is_write)
+    return false;
+  for (uint32_t r = 0; r < s->nrets; r++) {
+    const ts_alias *a = s->rets[r].alias;
+    for (uint32_t i = 0; a && a->is_write && i < a->nsets; i++)
+      if (ts_alias_names(self, a->sets[i]))
+        return true;
+  }
+  return false;
+}
+
+bool ts_op_is_out(const ts_schema *s) {
+  for (uint32_t i = 0; s && i < s->nargs; i++)
+    if (s->args[i].kwarg_only && s->args[i].alias && s->args[i].alias->is_write)
+      return true;
+  return false;
+}
+
+/* Whether every set of return alias `a` is an unwritten input's. */
+static bool ts_alias_is_input_view(const ts_schema *s, const ts_alias *a) {
+  if (!a || a->is_write || a->nsets == 0)
+    return false;
+  for (uint32_t i = 0; i < a->nsets; i++) {
+    bool found = false;
+    for (uint32_t k = 0; k < s->nargs && !found; k++) {
+      const ts_alias *in = s->args[k].alias;
+      found = in && !in->is_write && ts_alias_names(in, a->sets[i]);
+    }
+    if (!found)
+      return false;
+  }
+  return true;
+}
+
+/* ts_op_is_view without initialising the table (ts_ops_derive runs while
+ * it is built). */
+static bool ts_schema_is_view(const ts_schema *s) {
+  if (!s || s->nrets == 0)
+    return false;
+  for (uint32_t r = 0; r < s->nrets; r++) {
+    const ts_arg *ret = &s->rets[r];
+    const ts_type *t = ret->type;
+    const ts_alias *a = ret->alias;
+    if (t->kind == TS_TY_LIST && t->elems[0]->kind == TS_TY_TENSOR) /* Tensor(a)[] */
+      a = a ? a->contained : NULL;
+    else if (t->kind != TS_TY_TENSOR)
+      return false;
+    if (!ts_alias_is_input_view(s, a))
+      return false;
+  }
+  ts_kind k = ts_kind_find(s->name, strlen(s->name));
+  return k != TS_K_OTHER && !(ts_ops[k].flags & TS_OPF_MAY_COPY);
+}
+
+bool ts_op_is_view(const ts_schema *s) {
+  ts_ops_ensure();
+  return ts_schema_is_view(s);
+}
+
+ts_kind ts_op_inplace_kind(ts_kind k) {
+  if ((unsigned)k >= TS_K_COUNT)
+    return TS_K_OTHER;
+  ts_ops_ensure();
+  return ts_op_inplace_of[k];
+}
+
+ts_kind ts_op_functional_kind(ts_kind inplace) {
+  if ((unsigned)inplace >= TS_K_COUNT)
+    return TS_K_OTHER;
+  ts_ops_ensure();
+  return ts_op_functional_of[inplace];
+}
+
+/* ----------------------------------------------------- pointwise rows */
+
+static const ts_pw_def ts_pw_rows[TS_PW_COUNT] = {
+#define TS_OP(...)
+#define TS_PW(ns, name, ip, layout, nin, rule, kname, formula, schemas, ipschemas)                                 \
+  {TS_PW_##name, TS_K_##ns##_##name, #name, TS_PWL_##layout, nin, rule, kname},
+#define TS_PWF(name, layout, nin, rule, kname, formula) {TS_PW_##name, TS_K_OTHER, #name, TS_PWL_##layout, nin, rule, kname},
+#include "ops.def"
+#undef TS_OP
+#undef TS_PW
+#undef TS_PWF
+};
+
+/* The row of each kind a TS_PW row declares, plus one: 0 for none. */
+static const uint8_t ts_pw_by_kind[TS_K_COUNT] = {
+#define TS_OP(...)
+#define TS_PW(ns, name, ...) [TS_K_##ns##_##name] = TS_PW_##name + 1,
+#define TS_PWF(...)
+#include "ops.def"
+#undef TS_OP
+#undef TS_PW
+#undef TS_PWF
+};
+
+_Static_assert(TS_PW_COUNT < 255, "ts_pw_by_kind holds a row number in a byte");
+
+const ts_pw_def *ts_pw_get(ts_pw_op op) { return (unsigned)op < TS_PW_COUNT ? &ts_pw_rows[op] : NULL; }
+
+const ts_pw_def *ts_pw_of_kind(ts_kind k) {
+  if ((unsigned)k >= TS_K_COUNT)
+    return NULL;
+  if (ts_pw_by_kind[k])
+    return &ts_pw_rows[ts_pw_by_kind[k] - 1];
+  ts_kind base = ts_op_functional_kind(k);
+  return base != TS_K_OTHER && ts_pw_by_kind[base] ? &ts_pw_rows[ts_pw_by_kind[base] - 1] : NULL;
+}
+
+/* Whether argument i of s is a Scalar (a number, not a tensor). */
+static bool ts_pw_arg_scalar(const ts_schema *s, uint32_t i) {
+  return i < s->nargs && s->args[i].type->kind == TS_TY_NUMBER;
+}
+
+bool ts_pw_out_is_autogen(const ts_pw_def *d, const ts_schema *s) {
+  if (!d || !ts_op_is_out(s))
+    return false;
+  return (d->rule & TS_PWR_AUTOGEN_OUT) || ((d->rule & TS_PWR_AUTOGEN_SCALAR_OTHER) && ts_pw_arg_scalar(s, 1)) ||
+         ((d->rule & TS_PWR_AUTOGEN_SCALAR_SELF) && ts_pw_arg_scalar(s, 0));
+}
 
 /* Whether a schema argument of type `p` takes a value of type `s`: PyTorch's
  * subtyping, with type variables and Any taking anything, and the enum-like

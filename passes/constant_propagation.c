@@ -639,9 +639,9 @@ static void ts_cprop_node_fold(ts_cprop *c, ts_node *n) {
 enum { TS_CPROP_SMALL_TENSOR = 1024 };
 
 /* Node::isNondeterministic, and ops whose result is uninitialised memory:
- * random ops (named, or taking a Generator), dropout unless train is a
- * constant False, empty*. */
-static bool ts_cprop_nondeterministic(const ts_node *n, const ts_schema *s) {
+ * random ops (TS_OPF_RANDOM, or named when the table lacks them), dropout
+ * unless train is a constant False, empty*. */
+static bool ts_cprop_nondeterministic(const ts_node *n) {
   static const char *const names[] = {
       "aten::rand",        "aten::rand_like", "aten::randn",    "aten::randn_like",   "aten::randint",
       "aten::randint_like", "aten::randperm", "aten::bernoulli", "aten::multinomial", "aten::normal",
@@ -657,14 +657,8 @@ static bool ts_cprop_nondeterministic(const ts_node *n, const ts_schema *s) {
     bool train = true;
     return !(n->ninputs == 3 && ts_pass_const_bool(n->inputs[2], &train) && !train);
   }
-  for (uint32_t i = 0; s && i < s->nargs; i++) {
-    const ts_type *t = s->args[i].type;
-    if (t->kind == TS_TY_OPTIONAL)
-      t = t->elems[0];
-    if (t->kind == TS_TY_GENERATOR)
-      return true;
-  }
-  return false;
+  /* ops.def's random kinds, and every kind with a Generator argument */
+  return n->op && (n->op->flags & TS_OPF_RANDOM);
 }
 
 /* A schema argument the op writes to ("Tensor(a!)"). */
@@ -729,7 +723,7 @@ static bool ts_cprop_supported_full(ts_cprop *c, const ts_node *n) {
   if (!used)
     return false; /* dead code elimination removes it */
   const ts_schema *s = ts_node_schema(n);
-  if (ts_cprop_schema_writes(s) || ts_cprop_nondeterministic(n, s))
+  if (ts_cprop_schema_writes(s) || ts_cprop_nondeterministic(n))
     return false;
   for (uint32_t i = 0; i < n->ninputs; i++)
     if (ts_cprop_written(c, n->inputs[i]))

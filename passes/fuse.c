@@ -11,16 +11,18 @@
  * outputs of the group. A producer that is a group is merged whole. The scan
  * repeats until nothing changes, as PyTorch's does. Then, per block: cat
  * nodes at group outputs, groups of a single op undone, except for ops
- * worth a native kernel of their own (ts_fu_worth_alone: a lone gelu,
- * tanh, relu, ... on typed float tensors gets a group of one). Nested
+ * worth a native kernel of their own (ts_fu_worth_alone, the rows of
+ * ir/ops.def marked TS_PWR_ALONE: a lone gelu, tanh, relu, ... on typed
+ * float tensors gets a group of one). Nested
  * blocks are fused on their own;
  * nodes of different blocks never share a group. A subgraph holds one
  * constant per value, placed before its first use (PyTorch runs
  * ConstantPooling on its groups).
  *
- * Fusible: a node of a TS_OPF_POINTWISE kind (ir/ops.def) whose overload
- * (ts_node_schema) returns one Tensor, has no alias annotation at all (no
- * in-place or out= form), and takes at least one Tensor; its other inputs
+ * Fusible: a node of a TS_OPF_POINTWISE kind (a TS_PW row of ir/ops.def)
+ * whose overload (ts_node_schema) returns one Tensor, has no alias
+ * annotation at all (no in-place or out= form), and takes at least one
+ * Tensor; its other inputs
  * are scalar constants (copied into the subgraph, as PyTorch does) or
  * non-constant int/float/bool values (inputs of the group). So add.Tensor
  * fuses and add.int or add.str does not. aten::to is not pointwise here: it
@@ -812,42 +814,16 @@ static uint32_t ts_fu_group_ops(const ts_graph *sub) {
   return n;
 }
 
-/* An op worth a group of its own: a transcendental or an activation, whose
- * native kernel (codegen/fusion.c, vectorised, split over threads) beats
+/* An op worth a group of its own (its row's TS_PWR_ALONE in ir/ops.def): a
+ * transcendental or an activation, whose native kernel (codegen/fusion.c, vectorised, split over threads) beats
  * the runtime's kernel several times over, on floating tensors whose dtype
  * and sizes the types tell (else the code generator leaves the group to
  * the interpreter, where a group of one op costs more than the op). relu
  * and its kin after a convolution are gone into the convolution by now. */
 static bool ts_fu_worth_alone(const ts_node *n) {
-  switch (n->kind) {
-  case TS_K_aten_sigmoid:
-  case TS_K_aten_tanh:
-  case TS_K_aten_exp:
-  case TS_K_aten_expm1:
-  case TS_K_aten_log:
-  case TS_K_aten_log1p:
-  case TS_K_aten_log2:
-  case TS_K_aten_log10:
-  case TS_K_aten_erf:
-  case TS_K_aten_gelu:
-  case TS_K_aten_silu:
-  case TS_K_aten_mish:
-  case TS_K_aten_softplus:
-  case TS_K_aten_elu:
-  case TS_K_aten_selu:
-  case TS_K_aten_sin:
-  case TS_K_aten_cos:
-  case TS_K_aten_pow:
-  case TS_K_aten_relu:
-  case TS_K_aten_relu6:
-  case TS_K_aten_hardtanh:
-  case TS_K_aten_leaky_relu:
-  case TS_K_aten_hardswish:
-  case TS_K_aten_hardsigmoid:
-    break;
-  default:
+  const ts_pw_def *row = ts_pw_of_kind(n->kind);
+  if (!row || row->kind != n->kind || !(row->rule & TS_PWR_ALONE))
     return false;
-  }
   if (!ts_fu_pointwise(n))
     return false;
   const ts_tensor_info *o = ts_fu_info(n->outputs[0]);

@@ -25,8 +25,8 @@
 
 /* ------------------------------------------------------------ registry */
 
-static const ts_sr_def *const ts_sr_tables[] = {ts_sr_rules_pointwise, ts_sr_rules_shape, ts_sr_rules_nn,
-                                                ts_sr_rules_tensor};
+static const ts_sr_def *ts_sr_tables[] = {NULL /* pointwise */, ts_sr_rules_shape, ts_sr_rules_nn, ts_sr_rules_tensor};
+static const ts_sr_def ts_sr_none[] = {{NULL, NULL}};
 
 static pthread_once_t ts_sr_once = PTHREAD_ONCE_INIT;
 static bool ts_sr_ok;
@@ -61,6 +61,12 @@ static void ts_sr_init_once(void) {
   if (!ts_sr_ok)
     ts_buf_printf(&ts_sr_errors, "the op table does not parse: %s\n", od.text.data ? od.text.data : "");
   ts_diag_free(&od);
+  ts_sr_tables[0] = ts_sr_rules_pointwise();
+  if (!ts_sr_tables[0]) {
+    ts_sr_tables[0] = ts_sr_none;
+    ts_sr_ok = false;
+    ts_buf_puts(&ts_sr_errors, "out of memory making the pointwise shape rules\n");
+  }
   uint32_t total = 0;
   for (size_t t = 0; t < sizeof ts_sr_tables / sizeof *ts_sr_tables; t++)
     for (const ts_sr_def *e = ts_sr_tables[t]; e->schema; e++)
@@ -258,7 +264,7 @@ ts_type_kind ts_sr_number_kind(const ts_sr_call *c, uint32_t i) {
     int8_t dt = n->inputs[0]->type->tensor->dtype;
     if (dt == TS_DT_BOOL)
       return TS_TY_BOOL;
-    if (ts_sr_is_float(dt))
+    if (ts_dtype_is_float((ts_dtype)dt))
       return TS_TY_FLOAT;
     if (dt != TS_DT_NONE && ts_dtype_size((ts_dtype)dt) > 0)
       return TS_TY_INT;
@@ -580,45 +586,6 @@ bool ts_sr_broadcast(ts_sr_shape *a, const ts_sr_shape *b) {
   memcpy(a->sizes, res, (size_t)r * sizeof *res);
   a->has_strides = false;
   return true;
-}
-
-bool ts_sr_is_float(int8_t dt) {
-  return dt == TS_DT_FLOAT16 || dt == TS_DT_FLOAT32 || dt == TS_DT_FLOAT64 || dt == TS_DT_BFLOAT16;
-}
-
-static int ts_sr_int_bits(ts_dtype dt) {
-  switch (dt) {
-  case TS_DT_UINT8: case TS_DT_INT8: return 8;
-  case TS_DT_INT16: return 16;
-  case TS_DT_INT32: return 32;
-  default: return 64;
-  }
-}
-
-ts_dtype ts_sr_promote(ts_dtype a, ts_dtype b) {
-  if (a == TS_DT_NONE || b == TS_DT_NONE)
-    return TS_DT_NONE;
-  if (a == b)
-    return a;
-  if (a == TS_DT_BOOL)
-    return b;
-  if (b == TS_DT_BOOL)
-    return a;
-  bool fa = ts_sr_is_float((int8_t)a), fb = ts_sr_is_float((int8_t)b);
-  if (fa && fb) {
-    if ((a == TS_DT_FLOAT16 && b == TS_DT_BFLOAT16) || (a == TS_DT_BFLOAT16 && b == TS_DT_FLOAT16))
-      return TS_DT_FLOAT32;
-    return a == TS_DT_FLOAT64 || b == TS_DT_FLOAT64 ? TS_DT_FLOAT64 : TS_DT_FLOAT32;
-  }
-  if (fa)
-    return a;
-  if (fb)
-    return b;
-  if (a == TS_DT_UINT8 || b == TS_DT_UINT8) {
-    ts_dtype o = a == TS_DT_UINT8 ? b : a;
-    return o == TS_DT_INT8 ? TS_DT_INT16 : o;
-  }
-  return ts_sr_int_bits(a) >= ts_sr_int_bits(b) ? a : b;
 }
 
 /* ------------------------------------------- in-place and out= forms */

@@ -64,8 +64,9 @@ ts_sr_fn ts_sr_rule_for(const ts_schema *s);
 /* Every table entry, for tests; count in *n. */
 const ts_sr_def *const *ts_sr_all(uint32_t *n);
 
-/* The tables, one per file. */
-extern const ts_sr_def ts_sr_rules_pointwise[];
+/* The tables, one per file; the pointwise one is made from ir/ops.def's
+ * rows at first use (NULL: out of memory). */
+const ts_sr_def *ts_sr_rules_pointwise(void);
 extern const ts_sr_def ts_sr_rules_shape[];
 extern const ts_sr_def ts_sr_rules_nn[];
 extern const ts_sr_def ts_sr_rules_tensor[];
@@ -145,9 +146,7 @@ uint32_t ts_sr_chunk_sizes(int64_t size, int64_t chunks, int64_t *out, uint32_t 
 bool ts_sr_add(int64_t a, int64_t b, int64_t *out);
 bool ts_sr_mul(int64_t a, int64_t b, int64_t *out);
 
-/* c10::promoteTypes over the runtime's dtypes (TS_DT_NONE if either is). */
-ts_dtype ts_sr_promote(ts_dtype a, ts_dtype b);
-bool ts_sr_is_float(int8_t dt);
+/* dtype rules: ir/promote.c (ts_type_promote, ts_result_type, ...). */
 
 /* ------------------------------------------------------- shape_prop.c */
 

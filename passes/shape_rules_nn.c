@@ -74,8 +74,8 @@ static int8_t sr_red_dtype(sr_red_dt how, int8_t self, int8_t arg) {
     return TS_DT_NONE;
   switch (how) {
   case SR_RED_SELF: return self;
-  case SR_RED_ACC: return ts_sr_is_float(self) ? self : TS_DT_INT64;
-  case SR_RED_FLOAT: return ts_sr_is_float(self) ? self : -2;
+  case SR_RED_ACC: return ts_dtype_is_float((ts_dtype)self) ? self : TS_DT_INT64;
+  case SR_RED_FLOAT: return ts_dtype_is_float((ts_dtype)self) ? self : -2;
   case SR_RED_BOOL: return self == TS_DT_UINT8 ? TS_DT_UINT8 : TS_DT_BOOL;
   case SR_RED_LONG: return TS_DT_INT64;
   }
@@ -858,9 +858,9 @@ static void sr_cosine_similarity(ts_sr_call *c) {
   /* a 0-d operand against a dimensioned one ranks lower in result_type: only same ranks promote here */
   bool same_kind = a.rank >= 0 && b.rank >= 0 && (a.rank == 0) == (b.rank == 0);
   out.dtype = a.dtype == b.dtype                                                  ? a.dtype
-              : same_kind && a.dtype != TS_DT_NONE && b.dtype != TS_DT_NONE ? ts_sr_promote(a.dtype, b.dtype)
+              : same_kind && a.dtype != TS_DT_NONE && b.dtype != TS_DT_NONE ? ts_type_promote(a.dtype, b.dtype)
                                                                              : TS_DT_NONE;
-  if (out.dtype != TS_DT_NONE && !ts_sr_is_float(out.dtype))
+  if (out.dtype != TS_DT_NONE && !ts_dtype_is_float(out.dtype))
     return;
   if (a.rank >= 0 && b.rank >= 0 && ts_sr_int(c, 2, &dim)) {
     ts_sr_shape bc = a;

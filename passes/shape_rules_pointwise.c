@@ -2,11 +2,11 @@
  *
  * The result's sizes are the broadcast of every tensor argument's (as
  * TensorIterator does); its dtype is PyTorch's result_type over the
- * operands, as runtime/kernels/pointwise.c computes it: dimensioned tensors
- * rank above 0-d tensors, which rank above Python numbers ("wrapped
- * numbers"; a float number counts as the default dtype, float32), each
- * category only winning over a lower one when it is of a higher kind
- * (bool < integral < floating). Ops that compute in floating point turn an
+ * operands (ir/promote.c's ts_result_type, which the runtime's kernels use
+ * too): dimensioned tensors rank above 0-d tensors, which rank above Python
+ * numbers ("wrapped numbers"; a float number counts as the default dtype,
+ * float32), each category only winning over a lower one when it is of a
+ * higher kind (bool < integral < floating). Ops that compute in floating point turn an
  * integral result type into float32; comparisons give bool; some ops keep
  * self's dtype. An operand whose rank or number kind is not known is tried
  * both ways, and the dtype is kept only when both agree.
@@ -17,6 +17,8 @@
  * In-place ops return self, whose type they keep. */
 #include "shape_rules.h"
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef enum sr_pw_dt {
@@ -36,27 +38,10 @@ typedef struct sr_operand {
   int32_t rank;
 } sr_operand;
 
-static ts_dtype sr_pr(ts_dtype a, ts_dtype b) {
-  if (a == TS_DT_NONE)
-    return b;
-  if (b == TS_DT_NONE)
-    return a;
-  return ts_sr_promote(a, b);
-}
-
-/* ATen's combine_categories */
-static ts_dtype sr_combine(ts_dtype higher, ts_dtype lower) {
-  if (ts_sr_is_float((int8_t)higher))
-    return higher;
-  if (higher == TS_DT_BOOL || ts_sr_is_float((int8_t)lower))
-    return sr_pr(higher, lower);
-  return higher != TS_DT_NONE ? higher : lower;
-}
-
 /* result_type for one choice of the unknowns (bit k of `choice` picks the
  * k-th unknown's alternative: a dimensioned tensor, a float number). */
 static ts_dtype sr_result_once(const sr_operand *ops, int n, unsigned choice) {
-  ts_dtype dim = TS_DT_NONE, zero = TS_DT_NONE, wrapped = TS_DT_NONE;
+  ts_result_state st = TS_RESULT_STATE_INIT;
   bool zero_unknown = false;
   int u = 0;
   for (int k = 0; k < n; k++) {
@@ -68,24 +53,24 @@ static ts_dtype sr_result_once(const sr_operand *ops, int n, unsigned choice) {
       if (dimmed && o->dtype == TS_DT_NONE)
         return TS_DT_NONE;
       if (dimmed)
-        dim = sr_pr(dim, (ts_dtype)o->dtype);
+        ts_result_add(&st, (ts_dtype)o->dtype, TS_RESULT_DIM);
       else if (o->dtype == TS_DT_NONE)
         zero_unknown = true;
       else
-        zero = sr_pr(zero, (ts_dtype)o->dtype);
+        ts_result_add(&st, (ts_dtype)o->dtype, TS_RESULT_ZERO_DIM);
     } else {
       int kind = o->kind;
       if (kind == 4)
         kind = (choice >> u++) & 1 ? 2 : 1;
-      ts_dtype dt = kind == 1 ? TS_DT_INT64 : kind == 2 ? TS_DT_FLOAT32 : TS_DT_BOOL;
-      wrapped = sr_pr(wrapped, dt);
+      ts_dtype dt = kind == 1 ? TS_DT_INT64 : kind == 2 ? TS_DT_FLOAT64 : TS_DT_BOOL;
+      ts_result_add(&st, dt, TS_RESULT_WRAPPED);
     }
   }
   /* a 0-d tensor of unknown dtype matters unless a floating dimensioned
    * tensor decides */
-  if (zero_unknown && !ts_sr_is_float((int8_t)dim))
+  if (zero_unknown && !ts_dtype_is_float((ts_dtype)st.dim))
     return TS_DT_NONE;
-  ts_dtype r = sr_combine(dim, sr_combine(zero, wrapped));
+  ts_dtype r = ts_result_type(&st);
   return r == TS_DT_NONE ? TS_DT_FLOAT32 : r;
 }
 
@@ -173,7 +158,7 @@ static void sr_pointwise(ts_sr_call *c, sr_pw_dt how) {
   case SR_PW_SAME: out.dtype = (int8_t)sr_result_type(ops, nops); break;
   case SR_PW_FLOAT: {
     ts_dtype r = sr_result_type(ops, nops);
-    out.dtype = (int8_t)(r == TS_DT_NONE || ts_sr_is_float((int8_t)r) ? r : TS_DT_FLOAT32);
+    out.dtype = (int8_t)(r == TS_DT_NONE || ts_dtype_is_float(r) ? r : TS_DT_FLOAT32);
     break;
   }
   case SR_PW_BOOL: out.dtype = TS_DT_BOOL; break;
@@ -218,7 +203,7 @@ static void sr_div_mode(ts_sr_call *c) {
     /* unknown mode: the dtype holds only when both agree, i.e. a float */
     sr_pointwise(c, SR_PW_SAME);
     ts_value *o = c->node->outputs[0];
-    if (o->type->kind == TS_TY_TENSOR && o->type->tensor && !ts_sr_is_float(o->type->tensor->dtype)) {
+    if (o->type->kind == TS_TY_TENSOR && o->type->tensor && !ts_dtype_is_float((ts_dtype)o->type->tensor->dtype)) {
       ts_tensor_info ti = *o->type->tensor;
       ti.dtype = TS_DT_NONE;
       const ts_type *t = ts_type_tensor(&c->node->graph->arena, &ti);
@@ -236,170 +221,11 @@ static void sr_inplace(ts_sr_call *c) {
     ts_sr_set_type(c, 0, c->node->inputs[0]->type);
 }
 
-const ts_sr_def ts_sr_rules_pointwise[] = {
-    /* unary, dtype kept */
-    {"aten::abs", sr_same},
+/* Rules of ops that are not pointwise rows. */
+static const ts_sr_def sr_other_rules[] = {
     {"prim::abs", sr_same},
-    {"aten::neg", sr_same},
-    {"aten::relu", sr_same},
-    {"aten::relu6", sr_same},
-    {"aten::gelu", sr_same},
-    {"aten::silu", sr_same},
-    {"aten::mish", sr_same},
-    {"aten::hardswish", sr_same},
-    {"aten::hardsigmoid", sr_same},
-    {"aten::elu", sr_same},
-    {"aten::selu", sr_same},
-    {"aten::leaky_relu", sr_same},
-    {"aten::softplus", sr_same},
-    {"aten::floor", sr_same},
-    {"aten::ceil", sr_same},
-    {"aten::round", sr_same},
-    {"aten::round.decimals", sr_same},
-    {"aten::trunc", sr_same},
-    {"aten::frac", sr_same},
-    {"aten::sign", sr_same},
-    {"aten::bitwise_not", sr_same},
-    {"aten::square", sr_square},
-    {"aten::hardtanh", sr_self},
-    {"aten::threshold", sr_self},
-    /* unary, computed in floating point */
-    {"aten::exp", sr_float},
-    {"aten::log", sr_float},
-    {"aten::log2", sr_float},
-    {"aten::log10", sr_float},
-    {"aten::log1p", sr_float},
-    {"aten::expm1", sr_float},
-    {"aten::sqrt", sr_float},
-    {"aten::rsqrt", sr_float},
-    {"aten::sin", sr_float},
-    {"aten::cos", sr_float},
-    {"aten::tan", sr_float},
-    {"aten::asin", sr_float},
-    {"aten::acos", sr_float},
-    {"aten::atan", sr_float},
-    {"aten::sinh", sr_float},
-    {"aten::cosh", sr_float},
-    {"aten::tanh", sr_float},
-    {"aten::sigmoid", sr_float},
-    {"aten::erf", sr_float},
-    {"aten::reciprocal", sr_float},
-    /* unary, bool results */
-    {"aten::logical_not", sr_bool},
-    {"aten::isnan", sr_bool},
-    {"aten::isinf", sr_bool},
-    {"aten::isfinite", sr_bool},
-    /* binary and more */
-    {"aten::add.Tensor", sr_same},
-    {"aten::add.Scalar", sr_same},
-    {"aten::sub.Tensor", sr_same},
-    {"aten::sub.Scalar", sr_same},
-    {"aten::rsub.Tensor", sr_same},
-    {"aten::rsub.Scalar", sr_same},
-    {"aten::mul.Tensor", sr_same},
-    {"aten::mul.Scalar", sr_same},
-    {"aten::div.Tensor", sr_float},
-    {"aten::div.Scalar", sr_float},
-    {"aten::div.Tensor_mode", sr_div_mode},
-    {"aten::div.Scalar_mode", sr_div_mode},
-    {"aten::true_divide.Tensor", sr_float},
-    {"aten::true_divide.Scalar", sr_float},
-    {"aten::floor_divide", sr_same},
-    {"aten::floor_divide.Scalar", sr_same},
-    {"aten::remainder.Tensor", sr_same},
-    {"aten::remainder.Scalar", sr_same},
-    {"aten::remainder.Scalar_Tensor", sr_same},
-    {"aten::fmod.Tensor", sr_same},
-    {"aten::fmod.Scalar", sr_same},
-    {"aten::pow.Tensor_Tensor", sr_same},
-    {"aten::pow.Tensor_Scalar", sr_same},
-    {"aten::pow.Scalar", sr_same},
-    {"aten::atan2", sr_float},
-    {"aten::maximum", sr_same},
-    {"aten::minimum", sr_same},
     {"aten::max.other", sr_same},
     {"aten::min.other", sr_same},
-    {"aten::gcd", sr_same},
-    {"aten::bitwise_and.Tensor", sr_same},
-    {"aten::bitwise_and.Scalar", sr_same},
-    {"aten::bitwise_and.Scalar_Tensor", sr_same},
-    {"aten::bitwise_or.Tensor", sr_same},
-    {"aten::bitwise_or.Scalar", sr_same},
-    {"aten::bitwise_or.Scalar_Tensor", sr_same},
-    {"aten::bitwise_xor.Tensor", sr_same},
-    {"aten::bitwise_xor.Scalar", sr_same},
-    {"aten::bitwise_xor.Scalar_Tensor", sr_same},
-    {"aten::__and__.Tensor", sr_same},
-    {"aten::__and__.Scalar", sr_same},
-    {"aten::__or__.Tensor", sr_same},
-    {"aten::__or__.Scalar", sr_same},
-    {"aten::__xor__.Tensor", sr_same},
-    {"aten::__xor__.Scalar", sr_same},
-    {"aten::__lshift__.Tensor", sr_same},
-    {"aten::__lshift__.Scalar", sr_same},
-    {"aten::__rshift__.Tensor", sr_same},
-    {"aten::__rshift__.Scalar", sr_same},
-    {"aten::logical_and", sr_bool},
-    {"aten::logical_or", sr_bool},
-    {"aten::logical_xor", sr_bool},
-    {"aten::eq.Tensor", sr_bool},
-    {"aten::eq.Scalar", sr_bool},
-    {"aten::ne.Tensor", sr_bool},
-    {"aten::ne.Scalar", sr_bool},
-    {"aten::lt.Tensor", sr_bool},
-    {"aten::lt.Scalar", sr_bool},
-    {"aten::le.Tensor", sr_bool},
-    {"aten::le.Scalar", sr_bool},
-    {"aten::gt.Tensor", sr_bool},
-    {"aten::gt.Scalar", sr_bool},
-    {"aten::ge.Tensor", sr_bool},
-    {"aten::ge.Scalar", sr_bool},
-    {"aten::clamp", sr_same},
-    {"aten::clamp.Tensor", sr_same},
-    {"aten::clamp_min", sr_same},
-    {"aten::clamp_min.Tensor", sr_same},
-    {"aten::clamp_max", sr_same},
-    {"aten::clamp_max.Tensor", sr_same},
-    {"aten::where.self", sr_same},
-    {"aten::where.ScalarOther", sr_same},
-    {"aten::where.ScalarSelf", sr_same},
-    {"aten::where.Scalar", sr_same},
-    {"aten::masked_fill.Scalar", sr_self},
-    {"aten::masked_fill.Tensor", sr_self},
-    {"aten::lerp.Scalar", sr_same},
-    {"aten::lerp.Tensor", sr_same},
-    {"aten::addcmul", sr_same},
-    {"aten::addcdiv", sr_same},
-    /* in place: self */
-    {"aten::abs_", sr_inplace},
-    {"aten::neg_", sr_inplace},
-    {"aten::exp_", sr_inplace},
-    {"aten::log_", sr_inplace},
-    {"aten::sqrt_", sr_inplace},
-    {"aten::tanh_", sr_inplace},
-    {"aten::sigmoid_", sr_inplace},
-    {"aten::relu_", sr_inplace},
-    {"aten::silu_", sr_inplace},
-    {"aten::hardswish_", sr_inplace},
-    {"aten::hardsigmoid_", sr_inplace},
-    {"aten::hardtanh_", sr_inplace},
-    {"aten::elu_", sr_inplace},
-    {"aten::leaky_relu_", sr_inplace},
-    {"aten::threshold_", sr_inplace},
-    {"aten::clamp_", sr_inplace},
-    {"aten::clamp_.Tensor", sr_inplace},
-    {"aten::add_.Tensor", sr_inplace},
-    {"aten::add_.Scalar", sr_inplace},
-    {"aten::sub_.Tensor", sr_inplace},
-    {"aten::sub_.Scalar", sr_inplace},
-    {"aten::mul_.Tensor", sr_inplace},
-    {"aten::mul_.Scalar", sr_inplace},
-    {"aten::div_.Tensor", sr_inplace},
-    {"aten::div_.Scalar", sr_inplace},
-    {"aten::div_.Tensor_mode", sr_inplace},
-    {"aten::div_.Scalar_mode", sr_inplace},
-    {"aten::masked_fill_.Scalar", sr_inplace},
-    {"aten::masked_fill_.Tensor", sr_inplace},
     {"aten::fill_.Scalar", sr_inplace},
     {"aten::fill_.Tensor", sr_inplace},
     {"aten::zero_", sr_inplace},
@@ -408,5 +234,115 @@ const ts_sr_def ts_sr_rules_pointwise[] = {
     {"aten::copy_.int", sr_inplace},
     {"aten::copy_.float", sr_inplace},
     {"aten::dropout_", sr_inplace},
-    {NULL, NULL},
 };
+
+/* Whether schema s has an argument named `name`. */
+static bool sr_has_arg(const ts_schema *s, const char *name) {
+  for (uint32_t i = 0; i < s->nargs; i++)
+    if (strcmp(s->args[i].name, name) == 0)
+      return true;
+  return false;
+}
+
+/* The rule of a row's schema, from its layout and dtype rule (in-place:
+ * self), or NULL (numbers, out= overloads). */
+static ts_sr_fn sr_row_rule(const ts_pw_def *d, const ts_schema *s, bool inplace) {
+  if (s->vararg || s->varret || s->nrets != 1 || s->rets[0].type->kind != TS_TY_TENSOR || s->nargs == 0)
+    return NULL;
+  if (inplace)
+    return ts_op_is_inplace(s) && s->args[0].type->kind == TS_TY_TENSOR ? sr_inplace : NULL;
+  bool tensor = false;
+  for (uint32_t i = 0; i < s->nargs; i++)
+    tensor |= s->args[i].type->kind == TS_TY_TENSOR;
+  if (!tensor || ts_op_is_out(s))
+    return NULL;
+  if (d->layout == TS_PWL_DIV && sr_has_arg(s, "rounding_mode"))
+    return sr_div_mode;
+  if (d->layout == TS_PWL_MASKED_FILL || (d->rule & TS_PWR_SELF))
+    return sr_self;
+  if (d->rule & TS_PWR_BOOLOUT)
+    return sr_bool;
+  if (d->rule & TS_PWR_PROMOTE)
+    return sr_float;
+  if (d->rule & TS_PWR_BOOL_INT64)
+    return sr_square;
+  return sr_same;
+}
+
+/* Visits the rule of every pointwise row's schema (type_as's is aten::to's,
+ * in shape_rules_shape.c). */
+static void sr_rows_each(void (*fn)(void *arg, const ts_schema *s, ts_sr_fn rule), void *arg) {
+  for (int op = 0; op < TS_PW_COUNT; op++) {
+    const ts_pw_def *d = ts_pw_get((ts_pw_op)op);
+    if (d->kind == TS_K_OTHER || d->layout == TS_PWL_TYPE_AS)
+      continue;
+    for (int ip = 0; ip < 2; ip++) {
+      ts_kind k = ip ? ts_op_inplace_kind(d->kind) : d->kind;
+      uint32_t n = 0;
+      const ts_schema *const *ss = k == TS_K_OTHER ? NULL : ts_op_schemas(k, &n);
+      for (uint32_t i = 0; i < n; i++) {
+        ts_sr_fn rule = sr_row_rule(d, ss[i], ip);
+        if (rule)
+          fn(arg, ss[i], rule);
+      }
+    }
+  }
+}
+
+typedef struct sr_table_fill {
+  ts_sr_def *defs;
+  char *names;
+  uint32_t n;
+  size_t bytes;
+} sr_table_fill;
+
+static void sr_table_count(void *arg, const ts_schema *s, ts_sr_fn rule) {
+  (void)rule;
+  sr_table_fill *f = arg;
+  f->n++;
+  f->bytes += strlen(s->name) + 1 + strlen(s->overload) + 1;
+}
+
+static void sr_table_put(void *arg, const ts_schema *s, ts_sr_fn rule) {
+  sr_table_fill *f = arg;
+  char *name = f->names;
+  size_t len = strlen(s->name), olen = strlen(s->overload);
+  memcpy(name, s->name, len);
+  if (olen) {
+    name[len++] = '.';
+    memcpy(name + len, s->overload, olen);
+    len += olen;
+  }
+  name[len] = '\0';
+  f->names += len + 1;
+  f->defs[f->n].schema = name;
+  f->defs[f->n].fn = rule;
+  f->n++;
+}
+
+static pthread_once_t sr_table_once = PTHREAD_ONCE_INIT;
+static ts_sr_def *sr_table; /* made once, never freed */
+
+static void sr_table_build(void) {
+  sr_table_fill f = {NULL, NULL, 0, 0};
+  sr_rows_each(sr_table_count, &f);
+  size_t nother = sizeof sr_other_rules / sizeof sr_other_rules[0];
+  size_t ndefs = f.n + nother + 1;
+  char *mem = malloc(ndefs * sizeof(ts_sr_def) + f.bytes);
+  if (!mem)
+    return;
+  f.defs = (ts_sr_def *)(void *)mem;
+  f.names = mem + ndefs * sizeof(ts_sr_def);
+  f.n = 0;
+  sr_rows_each(sr_table_put, &f);
+  for (size_t i = 0; i < nother; i++)
+    f.defs[f.n++] = sr_other_rules[i];
+  f.defs[f.n].schema = NULL;
+  f.defs[f.n].fn = NULL;
+  sr_table = f.defs;
+}
+
+const ts_sr_def *ts_sr_rules_pointwise(void) {
+  pthread_once(&sr_table_once, sr_table_build);
+  return sr_table;
+}

@@ -1060,7 +1060,7 @@ static void sr_cat(ts_sr_call *c) {
     if (t->dtype == TS_DT_NONE)
       dt_known = false;
     else
-      dt = dt == TS_DT_NONE ? (ts_dtype)t->dtype : ts_sr_promote(dt, (ts_dtype)t->dtype);
+      dt = dt == TS_DT_NONE ? (ts_dtype)t->dtype : ts_type_promote(dt, (ts_dtype)t->dtype);
     if (t->rank < 0) {
       rank = -1;
       continue;
@@ -1124,7 +1124,7 @@ static void sr_stack(ts_sr_call *c) {
   out = ts[0];
   for (uint32_t k = 0; k < n; k++) {
     metas[k] = &ts[k];
-    dt = dt == TS_DT_NONE || ts[k].dtype == TS_DT_NONE ? TS_DT_NONE : ts_sr_promote(dt, (ts_dtype)ts[k].dtype);
+    dt = dt == TS_DT_NONE || ts[k].dtype == TS_DT_NONE ? TS_DT_NONE : ts_type_promote(dt, (ts_dtype)ts[k].dtype);
     if (k == 0)
       continue;
     if (out.rank < 0 || ts[k].rank < 0) {

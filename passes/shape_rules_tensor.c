@@ -240,7 +240,7 @@ static void sr_einsum(ts_sr_call *c) {
   for (uint32_t i = 1; i < n; i++)
     if (ops[i].dtype != dt)
       dt = TS_DT_NONE;
-  if (!ts_sr_is_float(dt))
+  if (!ts_dtype_is_float(dt))
     dt = TS_DT_NONE;
   const ts_sr_shape *m[NOPS];
   for (uint32_t i = 0; i < n; i++)

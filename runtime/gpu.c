@@ -17,7 +17,7 @@ typedef struct ts_gpu_block {
 /* What a node needs from the GPU path, decided once at open. */
 enum {
   TS_GPU_NODE_DATA = 0,  /* its CPU kernel reads its inputs' bytes */
-  TS_GPU_NODE_VIEW = 1,  /* a view op: reads sizes and strides only */
+  TS_GPU_NODE_VIEW = 1,  /* a view of its first input: reads only that one's sizes and strides */
   TS_GPU_NODE_SHAPE = 2, /* reads no bytes at all */
   TS_GPU_NODE_GEMM = 3,  /* aten::linear, mm, addmm, matmul, bmm: cuBLAS when it fits */
 };
@@ -308,22 +308,16 @@ static uint8_t ts_gpu_node_how(const ts_node *n, uint8_t *writes) {
       TS_K_prim_ListUnpack, TS_K_prim_TupleConstruct, TS_K_prim_TupleUnpack, TS_K_prim_TupleIndex,
       TS_K_prim_dtype, TS_K_prim_device, TS_K_aten___getitem__,
   };
-  /* ops that always return views (a schema's Tensor(a) is not enough:
-   * reshape, flatten, contiguous and to may copy, reading the bytes) */
-  static const ts_kind views[] = {
-      TS_K_aten_view,   TS_K_aten_unsqueeze, TS_K_aten_squeeze, TS_K_aten_t,      TS_K_aten_transpose,
-      TS_K_aten_permute, TS_K_aten_expand,   TS_K_aten_expand_as, TS_K_aten_select, TS_K_aten_slice,
-      TS_K_aten_narrow, TS_K_aten_detach,    TS_K_aten_chunk,   TS_K_aten_split,  TS_K_aten_unbind,
-      TS_K_aten_view_as,
-  };
   static const ts_kind gemm[] = {TS_K_aten_linear, TS_K_aten_mm, TS_K_aten_addmm, TS_K_aten_matmul, TS_K_aten_bmm};
-  *writes = ts_gpu_schema_writes(ts_node_schema(n));
+  const ts_schema *s = ts_node_schema(n);
+  *writes = ts_gpu_schema_writes(s);
   for (size_t i = 0; i < sizeof shape_only / sizeof shape_only[0]; i++)
     if (ts_node_is(n, shape_only[i]))
       return TS_GPU_NODE_SHAPE;
-  for (size_t i = 0; i < sizeof views / sizeof views[0] && !*writes; i++)
-    if (ts_node_is(n, views[i]))
-      return TS_GPU_NODE_VIEW;
+  /* views of self (ts_op_is_view: a Tensor(a) return, and not an op that
+   * may copy, as reshape, flatten, contiguous and to do) */
+  if (!*writes && ts_op_is_view(s) && s->nargs > 0 && s->args[0].alias)
+    return TS_GPU_NODE_VIEW;
   for (size_t i = 0; i < sizeof gemm / sizeof gemm[0]; i++)
     if (ts_node_is(n, gemm[i]))
       return TS_GPU_NODE_GEMM;
@@ -696,7 +690,7 @@ static int ts_gpu_gemm_node(ts_rt_gpu *g, ts_rt_ctx *c, const ts_node *n, ts_iv 
 int ts_rt_gpu_node_begin(ts_rt_gpu *g, ts_rt_ctx *c, uint32_t k, const ts_node *n, ts_iv *in, uint32_t nin,
                          ts_iv *out, uint32_t nout) {
   uint8_t how = k < g->nnodes && g->nodes[k] == n ? g->how[k] : TS_GPU_NODE_DATA;
-  if (how == TS_GPU_NODE_SHAPE || how == TS_GPU_NODE_VIEW)
+  if (how == TS_GPU_NODE_SHAPE)
     return 0;
   if (how == TS_GPU_NODE_GEMM) {
     int r = ts_gpu_gemm_node(g, c, n, in, nin, out, nout);
@@ -704,7 +698,9 @@ int ts_rt_gpu_node_begin(ts_rt_gpu *g, ts_rt_ctx *c, uint32_t k, const ts_node *
       return r;
   }
   uint64_t before = g->stats.bytes_to_host;
-  for (uint32_t i = 0; i < nin; i++)
+  /* a view reads its self's sizes and strides only; its other inputs may be
+   * read (tensor_split's indices) */
+  for (uint32_t i = how == TS_GPU_NODE_VIEW ? 1 : 0; i < nin; i++)
     if (!ts_rt_gpu_iv_to_host(g, c, &in[i]))
       return -1;
   g->stats.host_ops += g->stats.bytes_to_host != before;

@@ -10,7 +10,8 @@
 
 #include "runtime.h"
 
-extern const ts_rt_kernel_def ts_rt_kernels_pointwise[];
+/* made from ir/ops.def's pointwise rows at first use (NULL: out of memory) */
+extern const ts_rt_kernel_def *ts_rt_kernels_pointwise(void);
 extern const ts_rt_kernel_def ts_rt_kernels_reduce[];
 extern const ts_rt_kernel_def ts_rt_kernels_nn[];
 extern const ts_rt_kernel_def ts_rt_kernels_shape[];
@@ -32,15 +33,15 @@ extern const ts_rt_kernel_def ts_rt_kernels_nnmisc[];
 extern const ts_rt_kernel_def ts_rt_kernels_einsum[];
 extern const ts_rt_kernel_def ts_rt_kernels_search[];
 
-static const ts_rt_kernel_def *const ts_k_tables[] = {
-    ts_rt_kernels_pointwise, ts_rt_kernels_reduce, ts_rt_kernels_nn,   ts_rt_kernels_shape,
-    ts_rt_kernels_creation,  ts_rt_kernels_scalar, ts_rt_kernels_list, ts_rt_kernels_str,
-    ts_rt_kernels_dict,      ts_rt_kernels_prim,   ts_rt_kernels_rnn,  ts_rt_kernels_transformer,
-    ts_rt_kernels_index,     ts_rt_kernels_layout, ts_rt_kernels_scan,
-    ts_rt_kernels_pool3d,    ts_rt_kernels_upsample, ts_rt_kernels_gridsample,
-    ts_rt_kernels_nnmisc,
-    ts_rt_kernels_einsum, ts_rt_kernels_search,
+static const ts_rt_kernel_def *ts_k_tables[] = {
+    NULL /* pointwise */,   ts_rt_kernels_reduce, ts_rt_kernels_nn,   ts_rt_kernels_shape,
+    ts_rt_kernels_creation, ts_rt_kernels_scalar, ts_rt_kernels_list, ts_rt_kernels_str,
+    ts_rt_kernels_dict,     ts_rt_kernels_prim,   ts_rt_kernels_rnn,  ts_rt_kernels_transformer,
+    ts_rt_kernels_index,    ts_rt_kernels_layout, ts_rt_kernels_scan,
+    ts_rt_kernels_pool3d,   ts_rt_kernels_upsample, ts_rt_kernels_gridsample,
+    ts_rt_kernels_nnmisc,   ts_rt_kernels_einsum, ts_rt_kernels_search,
 };
+static const ts_rt_kernel_def ts_k_none[] = {{NULL, NULL}};
 
 /* One slot of the schema -> kernel hash (open addressing, linear probing). */
 typedef struct ts_k_slot {
@@ -123,6 +124,12 @@ static void ts_k_init_once(void) {
   if (!ts_k_ok)
     ts_buf_printf(&ts_k_errors, "the op table does not parse: %s\n", od.text.data ? od.text.data : "");
   ts_diag_free(&od);
+  ts_k_tables[0] = ts_rt_kernels_pointwise();
+  if (!ts_k_tables[0]) {
+    ts_k_tables[0] = ts_k_none;
+    ts_k_ok = false;
+    ts_buf_puts(&ts_k_errors, "out of memory making the pointwise kernels\n");
+  }
   size_t n = 0;
   for (size_t t = 0; t < sizeof ts_k_tables / sizeof ts_k_tables[0]; t++)
     for (const ts_rt_kernel_def *e = ts_k_tables[t]; e->schema; e++)

@@ -477,7 +477,8 @@ typedef bool (*ts_rt_kernel_fn)(ts_rt_ctx *ctx, ts_rt_call *call);
 /* A kernel table entry: the overload it implements, spelled as
  * "aten::add.Tensor" ("aten::relu" for the unnamed overload), exactly one
  * schema of ir/ops.def. Each kernels file exports one table ending in
- * {NULL, NULL}; kernel.c lists the tables. */
+ * {NULL, NULL} (pointwise.c makes its own from ir/ops.def's pointwise rows
+ * at first use); kernel.c lists the tables. */
 typedef struct ts_rt_kernel_def {
   const char *schema;
   ts_rt_kernel_fn fn;

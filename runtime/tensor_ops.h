@@ -15,16 +15,9 @@
 
 /* ------------------------------------------------ kernels/pointwise.c */
 
-typedef enum ts_rt_unary {
-  TS_RT_ABS, TS_RT_NEG, TS_RT_EXP, TS_RT_LOG, TS_RT_SQRT, TS_RT_RSQRT, TS_RT_SIN, TS_RT_COS, TS_RT_TANH,
-  TS_RT_SIGMOID, TS_RT_RELU, TS_RT_GELU, TS_RT_GELU_TANH, TS_RT_SILU, TS_RT_ERF, TS_RT_RECIPROCAL,
-  TS_RT_LOGICAL_NOT, TS_RT_FLOOR, TS_RT_CEIL, TS_RT_ROUND,
-} ts_rt_unary;
+/* The ops are ir/ops.def's pointwise rows (ts_pw_op: TS_PW_add, TS_PW_relu,
+ * ...). PyTorch's dtype rules themselves are ir/promote.c's. */
 
-typedef enum ts_rt_binary {
-  TS_RT_ADD, TS_RT_SUB, TS_RT_MUL, TS_RT_DIV, TS_RT_MAXIMUM, TS_RT_MINIMUM, TS_RT_POW,
-  TS_RT_EQ, TS_RT_NE, TS_RT_LT, TS_RT_LE, TS_RT_GT, TS_RT_GE, TS_RT_LOGICAL_AND, TS_RT_LOGICAL_OR,
-} ts_rt_binary;
 
 /* PyTorch's result_type over tensors and numbers: dimensioned tensors rank
  * above 0-d tensors, which rank above numbers, within a category (bool <
@@ -36,9 +29,11 @@ ts_dtype ts_rt_result_type(const ts_iv *operands, uint32_t n);
 bool ts_rt_broadcast_shapes(ts_rt_ctx *c, int32_t na, const int64_t *a, int32_t nb, const int64_t *b,
                             int32_t *out_ndim, int64_t *out);
 
-ts_rt_tensor *ts_rt_unary_op(ts_rt_ctx *c, ts_rt_unary op, const ts_rt_tensor *a);
-/* out = a OP b; comparisons and logical ops give bool. */
-ts_rt_tensor *ts_rt_binary_op(ts_rt_ctx *c, ts_rt_binary op, const ts_rt_tensor *a, const ts_rt_tensor *b);
+/* out = OP a, for a row of one operand (parameters 0: relu, exp, ...). */
+ts_rt_tensor *ts_rt_unary_op(ts_rt_ctx *c, ts_pw_op op, const ts_rt_tensor *a);
+/* out = a OP b, for a row of two (alpha 1, no rounding mode); comparisons
+ * and logical ops give bool. */
+ts_rt_tensor *ts_rt_binary_op(ts_rt_ctx *c, ts_pw_op op, const ts_rt_tensor *a, const ts_rt_tensor *b);
 /* a + alpha * b (aten::add.Tensor). */
 ts_rt_tensor *ts_rt_add(ts_rt_ctx *c, const ts_rt_tensor *a, const ts_rt_tensor *b, double alpha);
 /* a * s, a + s (a number, kept in a's dtype category as PyTorch's Scalar
@@ -46,14 +41,18 @@ ts_rt_tensor *ts_rt_add(ts_rt_ctx *c, const ts_rt_tensor *a, const ts_rt_tensor 
 ts_rt_tensor *ts_rt_mul_scalar(ts_rt_ctx *c, const ts_rt_tensor *a, double s);
 ts_rt_tensor *ts_rt_add_scalar(ts_rt_ctx *c, const ts_rt_tensor *a, double s);
 /* In place: a = a OP b (b broadcast to a; the result cast to a's dtype). */
-bool ts_rt_binary_op_(ts_rt_ctx *c, ts_rt_binary op, ts_rt_tensor *a, const ts_rt_tensor *b);
-bool ts_rt_unary_op_(ts_rt_ctx *c, ts_rt_unary op, ts_rt_tensor *a);
+bool ts_rt_binary_op_(ts_rt_ctx *c, ts_pw_op op, ts_rt_tensor *a, const ts_rt_tensor *b);
+bool ts_rt_unary_op_(ts_rt_ctx *c, ts_pw_op op, ts_rt_tensor *a);
 /* where(cond, a, b) */
 ts_rt_tensor *ts_rt_where(ts_rt_ctx *c, const ts_rt_tensor *cond, const ts_rt_tensor *a, const ts_rt_tensor *b);
 /* masked_fill: a copy of a with value where mask (bool, broadcast) is true. */
 ts_rt_tensor *ts_rt_masked_fill(ts_rt_ctx *c, const ts_rt_tensor *a, const ts_rt_tensor *mask, double value);
 /* fill_ in place with one number. */
 bool ts_rt_fill_(ts_rt_ctx *c, ts_rt_tensor *a, double value);
+/* x[0..n) = OP x[i] in place, for a row of one operand (parameters 0) on a
+ * contiguous float32 or float64 buffer: the kernels' own loop, for kernels
+ * holding raw buffers (the transformer's feed-forward gelu). */
+bool ts_rt_pointwise_buffer(ts_rt_ctx *c, ts_pw_op op, ts_dtype dt, void *x, int64_t n);
 
 /* ---------------------------------------------------- kernels/shape.c */
 

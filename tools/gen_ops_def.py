@@ -19,7 +19,9 @@ the printer writes for some builtins (int(...), print(...), isinstance(...),
 fork(...), x.tolist(), `with`, ...) count as their kinds (PRINTED_FORMS).
 
 With --existing, the kinds already in that ops.def are included too and keep
-their flags, and an entry that is TS_NO_SCHEMA there stays so.
+their flags, and an entry that is TS_NO_SCHEMA there stays so; the kinds of
+its pointwise rows (TS_PW, and their in-place kinds) are left out, since a
+row is written by hand (ops.def's header says how).
 
 --inplace-of FILE adds the in-place kinds (aten::foo_) of overloads that have
 a kernel: FILE lists overload names ("aten::add.Tensor", "aten::relu"), and
@@ -229,6 +231,18 @@ def inplace_kinds(schemas, with_kernels):
     return found
 
 
+def read_pointwise_rows(path):
+    """The kinds an ops.def declares by TS_PW rows (with IP, name_ too)."""
+    text = open(path).read()
+    out = set()
+    for m in re.finditer(r"^TS_PW\((\w+),\s*(\w+),\s*(IP|NOIP),", text, re.M):
+        ns, name, ip = m.groups()
+        out.add(f"{ns}::{name}")
+        if ip == "IP":
+            out.add(f"{ns}::{name}_")
+    return out
+
+
 def c_string(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -275,6 +289,9 @@ def main():
         kinds.update(EMITTER_KINDS)
     existing = read_existing(args.existing) if args.existing else {}
     kinds.update(existing)
+    # a pointwise row (TS_PW) is written by hand: its kinds are not printed
+    pointwise = read_pointwise_rows(args.existing) if args.existing else set()
+    kinds -= pointwise
 
     by_kind = {}
     all_schemas = load_schemas(args.schemas)
@@ -283,7 +300,7 @@ def main():
     if args.inplace_of:
         with open(args.inplace_of) as f:
             with_kernels = {l.split("#", 1)[0].strip() for l in f} - {""}
-        kinds.update(inplace_kinds(all_schemas, with_kernels))
+        kinds.update(inplace_kinds(all_schemas, with_kernels) - pointwise)
 
     # "prim::FusionGroup_0", "prim::fork_0": the graph printer numbers the
     # nodes that hold a subgraph (printed below as "with prim::fork_0 = graph(").

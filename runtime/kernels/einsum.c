@@ -46,7 +46,7 @@ static ts_rt_tensor *es_sumproduct(ts_rt_ctx *c, const ts_rt_tensor *left_, cons
                                    const bool *sum, int32_t nd) {
   bool any = false;
   for (int32_t i = 0; i < nd; i++) any |= sum[i];
-  if (!any) return ts_rt_binary_op(c, TS_RT_MUL, left_, right_);
+  if (!any) return ts_rt_binary_op(c, TS_PW_mul, left_, right_);
   ts_rt_tensor *left = NULL, *right = NULL, *out = NULL;
   ts_rt_tensor_retain((ts_rt_tensor *)left_);
   ts_rt_tensor_retain((ts_rt_tensor *)right_);

@@ -657,7 +657,7 @@ static ts_rt_tensor *nn_dropout(ts_rt_ctx *c, ts_rt_tensor *x, double p, bool tr
     double u = (double)(nn_rand_next(&st) >> 11) * (1.0 / 9007199254740992.0);
     m[i] = p == 1 || u < p ? 0.0f : keep;
   }
-  ts_rt_tensor *r = ts_rt_binary_op(c, TS_RT_MUL, x, mask);
+  ts_rt_tensor *r = ts_rt_binary_op(c, TS_PW_mul, x, mask);
   ts_rt_tensor_release(mask);
   return nnu_cast_owned(c, r, (ts_dtype)x->dtype);
 }

@@ -391,8 +391,8 @@ static bool nm_k_glu(ts_rt_ctx *c, ts_rt_call *call) {
   if (dt != TS_DT_FLOAT32 && dt != TS_DT_FLOAT64 && dt != TS_DT_BFLOAT16) return nnu_not_impl(c, "glu_cpu", dt);
   ts_rt_tensor *a = ts_rt_narrow(c, x, wd, 0, n / 2);
   ts_rt_tensor *b = a ? ts_rt_narrow(c, x, wd, n / 2, n / 2) : NULL;
-  ts_rt_tensor *sb = b ? ts_rt_unary_op(c, TS_RT_SIGMOID, b) : NULL;
-  ts_rt_tensor *y = sb ? ts_rt_binary_op(c, TS_RT_MUL, a, sb) : NULL;
+  ts_rt_tensor *sb = b ? ts_rt_unary_op(c, TS_PW_sigmoid, b) : NULL;
+  ts_rt_tensor *y = sb ? ts_rt_binary_op(c, TS_PW_mul, a, sb) : NULL;
   if (a) ts_rt_tensor_release(a);
   if (b) ts_rt_tensor_release(b);
   if (sb) ts_rt_tensor_release(sb);
@@ -426,20 +426,20 @@ static bool nm_k_cosine_similarity(ts_rt_ctx *c, ts_rt_call *call) {
   for (int i = 0; i < 2 && ok; i++) {
     ts_rt_tensor *cv = nnu_contig_as(c, in[i], dt);
     ex[i] = cv ? ts_rt_expand(c, cv, bn, bs) : NULL;
-    ts_rt_tensor *sq = ex[i] ? ts_rt_binary_op(c, TS_RT_MUL, ex[i], ex[i]) : NULL;
+    ts_rt_tensor *sq = ex[i] ? ts_rt_binary_op(c, TS_PW_mul, ex[i], ex[i]) : NULL;
     ts_rt_tensor *sm = sq ? ts_rt_sum(c, sq, &wd, 1, true, TS_DT_NONE) : NULL;
-    ts_rt_tensor *rt = sm ? ts_rt_unary_op(c, TS_RT_SQRT, sm) : NULL;
+    ts_rt_tensor *rt = sm ? ts_rt_unary_op(c, TS_PW_sqrt, sm) : NULL;
     /* clamp_min(eps): NaN stays NaN as maximum keeps it */
-    nrm[i] = rt ? ts_rt_binary_op(c, TS_RT_MAXIMUM, rt, e0) : NULL;
+    nrm[i] = rt ? ts_rt_binary_op(c, TS_PW_maximum, rt, e0) : NULL;
     ok = nrm[i] != NULL;
     if (cv) ts_rt_tensor_release(cv);
     if (sq) ts_rt_tensor_release(sq);
     if (sm) ts_rt_tensor_release(sm);
     if (rt) ts_rt_tensor_release(rt);
   }
-  ts_rt_tensor *n1 = ok ? ts_rt_binary_op(c, TS_RT_DIV, ex[0], nrm[0]) : NULL;
-  ts_rt_tensor *n2 = n1 ? ts_rt_binary_op(c, TS_RT_DIV, ex[1], nrm[1]) : NULL;
-  ts_rt_tensor *pr = n2 ? ts_rt_binary_op(c, TS_RT_MUL, n1, n2) : NULL;
+  ts_rt_tensor *n1 = ok ? ts_rt_binary_op(c, TS_PW_div, ex[0], nrm[0]) : NULL;
+  ts_rt_tensor *n2 = n1 ? ts_rt_binary_op(c, TS_PW_div, ex[1], nrm[1]) : NULL;
+  ts_rt_tensor *pr = n2 ? ts_rt_binary_op(c, TS_PW_mul, n1, n2) : NULL;
   y = pr ? ts_rt_sum(c, pr, &wd, 1, false, TS_DT_NONE) : NULL;
   ts_rt_tensor *rel[] = {e0, nrm[0], nrm[1], ex[0], ex[1], n1, n2, pr};
   for (size_t i = 0; i < sizeof rel / sizeof *rel; i++)

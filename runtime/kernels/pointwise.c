@@ -12,6 +12,7 @@
  * contiguous float32 never goes through a buffer. Results of integer ops are
  * computed in int64 and truncated on store, which is the same as computing
  * in the narrow type with wraparound. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,85 +49,21 @@ static const char *pw_dt_cname(ts_dtype dt) {
   }
 }
 
-static bool pw_is_float(ts_dtype dt) {
-  return dt == TS_DT_FLOAT16 || dt == TS_DT_FLOAT32 || dt == TS_DT_FLOAT64 || dt == TS_DT_BFLOAT16;
+/* An operand's category for result_type. */
+static ts_result_kind pw_rkind(int32_t ndim, bool wrapped) {
+  return wrapped ? TS_RESULT_WRAPPED : ndim > 0 ? TS_RESULT_DIM : TS_RESULT_ZERO_DIM;
 }
-
-static int pw_int_bits(ts_dtype dt) {
-  switch (dt) {
-  case TS_DT_UINT8: case TS_DT_INT8: return 8;
-  case TS_DT_INT16: return 16;
-  case TS_DT_INT32: return 32;
-  default: return 64;
-  }
-}
-
-/* c10::promoteTypes over the ten supported dtypes. */
-static ts_dtype pw_promote(ts_dtype a, ts_dtype b) {
-  if (a == TS_DT_NONE) return b;
-  if (b == TS_DT_NONE || a == b) return a;
-  if (a == TS_DT_BOOL) return b;
-  if (b == TS_DT_BOOL) return a;
-  bool fa = pw_is_float(a), fb = pw_is_float(b);
-  if (fa && fb) {
-    if ((a == TS_DT_FLOAT16 && b == TS_DT_BFLOAT16) || (a == TS_DT_BFLOAT16 && b == TS_DT_FLOAT16))
-      return TS_DT_FLOAT32;
-    if (a == TS_DT_FLOAT64 || b == TS_DT_FLOAT64) return TS_DT_FLOAT64;
-    if (a == TS_DT_FLOAT32 || b == TS_DT_FLOAT32) return TS_DT_FLOAT32;
-    return a; /* unreachable: equal handled above */
-  }
-  if (fa) return a;
-  if (fb) return b;
-  if (a == TS_DT_UINT8 || b == TS_DT_UINT8) {
-    ts_dtype o = a == TS_DT_UINT8 ? b : a;
-    return o == TS_DT_INT8 ? TS_DT_INT16 : o;
-  }
-  return pw_int_bits(a) >= pw_int_bits(b) ? a : b;
-}
-
-/* c10::canCast: no float to integral, nothing but bool to bool. */
-static bool pw_can_cast(ts_dtype from, ts_dtype to) {
-  if (pw_is_float(from) && !pw_is_float(to)) return false;
-  if (from != TS_DT_BOOL && to == TS_DT_BOOL) return false;
-  return true;
-}
-
-/* ATen's combine_categories: a higher-priority result wins within its
- * category or above. */
-static ts_dtype pw_combine(ts_dtype higher, ts_dtype lower) {
-  if (pw_is_float(higher)) return higher;
-  if (higher == TS_DT_BOOL || pw_is_float(lower)) return pw_promote(higher, lower);
-  if (higher != TS_DT_NONE) return higher;
-  return lower;
-}
-
-typedef struct pw_rts {
-  ts_dtype dim, zero, wrapped;
-} pw_rts;
-
-static void pw_rts_add(pw_rts *s, ts_dtype dt, int32_t ndim, bool wrapped) {
-  if (wrapped) {
-    if (pw_is_float(dt)) dt = TS_DT_FLOAT32; /* the default dtype */
-    s->wrapped = pw_promote(s->wrapped, dt);
-  } else if (ndim > 0) {
-    s->dim = pw_promote(s->dim, dt);
-  } else {
-    s->zero = pw_promote(s->zero, dt);
-  }
-}
-
-static ts_dtype pw_rts_result(const pw_rts *s) { return pw_combine(s->dim, pw_combine(s->zero, s->wrapped)); }
 
 ts_dtype ts_rt_result_type(const ts_iv *operands, uint32_t n) {
-  pw_rts s = {TS_DT_NONE, TS_DT_NONE, TS_DT_NONE};
+  ts_result_state s = TS_RESULT_STATE_INIT;
   for (uint32_t k = 0; k < n; k++) {
     ts_iv v = operands[k];
-    if (v.tag == TS_IV_TENSOR) pw_rts_add(&s, (ts_dtype)v.u.t->dtype, v.u.t->ndim, false);
-    else if (v.tag == TS_IV_DOUBLE) pw_rts_add(&s, TS_DT_FLOAT64, 0, true);
-    else if (v.tag == TS_IV_INT) pw_rts_add(&s, TS_DT_INT64, 0, true);
-    else if (v.tag == TS_IV_BOOL) pw_rts_add(&s, TS_DT_BOOL, 0, true);
+    if (v.tag == TS_IV_TENSOR) ts_result_add(&s, (ts_dtype)v.u.t->dtype, pw_rkind(v.u.t->ndim, false));
+    else if (v.tag == TS_IV_DOUBLE) ts_result_add(&s, TS_DT_FLOAT64, TS_RESULT_WRAPPED);
+    else if (v.tag == TS_IV_INT) ts_result_add(&s, TS_DT_INT64, TS_RESULT_WRAPPED);
+    else if (v.tag == TS_IV_BOOL) ts_result_add(&s, TS_DT_BOOL, TS_RESULT_WRAPPED);
   }
-  ts_dtype r = pw_rts_result(&s);
+  ts_dtype r = ts_result_type(&s);
   return r == TS_DT_NONE ? TS_DT_FLOAT32 : r;
 }
 
@@ -139,124 +76,9 @@ bool ts_rt_broadcast_shapes(ts_rt_ctx *c, int32_t na, const int64_t *a, int32_t 
 
 /* ----------------------------------------------------------------- the ops */
 
-typedef enum pw_op {
-  /* unary */
-  PW_ABS, PW_NEG, PW_EXP, PW_LOG, PW_LOG2, PW_LOG10, PW_LOG1P, PW_EXPM1, PW_SQRT, PW_RSQRT, PW_SIN, PW_COS,
-  PW_TAN, PW_ASIN, PW_ACOS, PW_ATAN, PW_SINH, PW_COSH, PW_TANH, PW_SIGMOID, PW_RELU, PW_GELU, PW_GELU_TANH,
-  PW_SILU, PW_MISH, PW_HARDSWISH, PW_HARDSIGMOID, PW_HARDTANH, PW_ELU, PW_LEAKY_RELU, PW_SOFTPLUS, PW_ERF,
-  PW_FLOOR, PW_CEIL, PW_ROUND, PW_ROUND_DEC, PW_TRUNC, PW_FRAC, PW_SIGN, PW_RECIPROCAL, PW_SQUARE,
-  PW_LOGICAL_NOT, PW_BITWISE_NOT, PW_ISNAN, PW_ISINF, PW_ISFINITE, PW_THRESHOLD, PW_COPY,
-  /* binary */
-  PW_ADD, PW_SUB, PW_MUL, PW_DIV, PW_DIV_TRUNC, PW_DIV_FLOOR, PW_REMAINDER, PW_FMOD, PW_POW, PW_MAXIMUM,
-  PW_MINIMUM, PW_ATAN2, PW_BAND, PW_BOR, PW_BXOR, PW_GCD, PW_LAND, PW_LOR, PW_LXOR, PW_EQ, PW_NE, PW_LT, PW_LE, PW_GT,
-  PW_GE, PW_CLAMP_MIN, PW_CLAMP_MAX,
-  /* ternary */
-  PW_CLAMP, PW_WHERE, PW_LERP, PW_ADDCMUL, PW_ADDCDIV,
-  PW_NOPS,
-  /* kernel-level aliases, resolved before running */
-  PW_SELU, PW_RELU6, PW_RSUB, PW_DIV_MODE,
-} pw_op;
-
-enum {
-  PF_PROMOTE = 1,  /* integral/bool inputs compute in float32 */
-  PF_NOINT = 2,    /* "\"name\" not implemented for 'Long'" on integral or bool */
-  PF_NOBOOL = 4,   /* the same on bool */
-  PF_INTONLY = 8,  /* the same on floating dtypes */
-  PF_BOOLOUT = 16, /* the result is bool */
-  /* PyTorch 1.13's CPU kernel has no float16 (bfloat16) instance: "\"name\"
-   * not implemented for 'Half'" (the op cases record which ops refuse). */
-  PF_NOHALF = 32,
-  PF_NOBF16 = 64,
-};
-
-typedef struct pw_desc {
-  const char *kname; /* the ATen kernel's name in "not implemented" messages */
-  uint8_t nin;
-  uint8_t flags;
-} pw_desc;
-
-static const pw_desc pw_descs[PW_NOPS] = {
-    [PW_ABS] = {"abs_cpu", 1, PF_NOBOOL},
-    [PW_NEG] = {"neg_cpu", 1, 0},
-    [PW_EXP] = {"exp_vml_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_LOG] = {"log_vml_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_LOG2] = {"log2_vml_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_LOG10] = {"log10_vml_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_LOG1P] = {"log1p_vml_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_EXPM1] = {"expm1_vml_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_SQRT] = {"sqrt_vml_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_RSQRT] = {"rsqrt_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_SIN] = {"sin_vml_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_COS] = {"cos_vml_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_TAN] = {"tan_vml_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_ASIN] = {"asin_vml_cpu", 1, PF_PROMOTE},
-    [PW_ACOS] = {"acos_vml_cpu", 1, PF_PROMOTE},
-    [PW_ATAN] = {"atan_vml_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_SINH] = {"sinh_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_COSH] = {"cosh_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_TANH] = {"tanh_vml_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_SIGMOID] = {"sigmoid_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_RELU] = {"clamp_min_cpu", 1, PF_NOBOOL | PF_NOHALF},
-    [PW_GELU] = {"GeluKernelImpl", 1, PF_NOINT | PF_NOHALF},
-    [PW_GELU_TANH] = {"GeluKernelImpl", 1, PF_NOINT | PF_NOHALF},
-    [PW_SILU] = {"silu_cpu", 1, PF_NOINT | PF_NOHALF},
-    [PW_MISH] = {"mish_cpu", 1, PF_NOINT | PF_NOHALF | PF_NOBF16},
-    [PW_HARDSWISH] = {"hardswish_cpu", 1, PF_NOINT | PF_NOHALF},
-    [PW_HARDSIGMOID] = {"hardsigmoid_cpu", 1, PF_NOINT | PF_NOHALF},
-    [PW_HARDTANH] = {"clamp_scalar_cpu", 1, PF_NOBOOL | PF_NOHALF},
-    [PW_ELU] = {"elu_cpu", 1, PF_NOINT | PF_NOHALF},
-    [PW_LEAKY_RELU] = {"leaky_relu_cpu", 1, PF_NOINT | PF_NOHALF},
-    [PW_SOFTPLUS] = {"softplus_cpu", 1, PF_NOINT | PF_NOHALF},
-    [PW_ERF] = {"erf_vml_cpu", 1, PF_PROMOTE | PF_NOHALF},
-    [PW_FLOOR] = {"floor_vml_cpu", 1, PF_NOBOOL | PF_NOHALF},
-    [PW_CEIL] = {"ceil_vml_cpu", 1, PF_NOBOOL | PF_NOHALF},
-    [PW_ROUND] = {"round_vml_cpu", 1, PF_NOBOOL | PF_NOHALF},
-    [PW_ROUND_DEC] = {"round_cpu", 1, PF_NOINT},
-    [PW_TRUNC] = {"trunc_vml_cpu", 1, PF_NOBOOL | PF_NOHALF},
-    [PW_FRAC] = {"frac_cpu", 1, PF_NOINT},
-    [PW_SIGN] = {"sign_cpu", 1, 0},
-    [PW_RECIPROCAL] = {"reciprocal_cpu", 1, PF_PROMOTE},
-    [PW_SQUARE] = {"square", 1, 0},
-    [PW_LOGICAL_NOT] = {"logical_not_cpu", 1, PF_BOOLOUT},
-    [PW_BITWISE_NOT] = {"bitwise_not_cpu", 1, PF_INTONLY},
-    [PW_ISNAN] = {"isnan", 1, PF_BOOLOUT},
-    [PW_ISINF] = {"isinf", 1, PF_BOOLOUT},
-    [PW_ISFINITE] = {"isfinite", 1, PF_BOOLOUT},
-    [PW_THRESHOLD] = {"threshold_cpu", 1, PF_NOBOOL | PF_NOHALF},
-    [PW_COPY] = {"copy_", 1, 0},
-    [PW_ADD] = {"add_cpu", 2, 0},
-    [PW_SUB] = {"sub_cpu", 2, 0},
-    [PW_MUL] = {"mul_cpu", 2, 0},
-    [PW_DIV] = {"div_true_cpu", 2, PF_PROMOTE},
-    [PW_DIV_TRUNC] = {"div_trunc_cpu", 2, PF_NOBOOL},
-    [PW_DIV_FLOOR] = {"div_floor_cpu", 2, PF_NOBOOL},
-    [PW_REMAINDER] = {"remainder_cpu", 2, PF_NOBOOL},
-    [PW_FMOD] = {"fmod_cpu", 2, PF_NOBOOL},
-    [PW_POW] = {"pow", 2, PF_NOBOOL},
-    [PW_MAXIMUM] = {"maximum_cpu", 2, 0},
-    [PW_MINIMUM] = {"minimum_cpu", 2, 0},
-    [PW_ATAN2] = {"atan2_cpu", 2, PF_PROMOTE | PF_NOHALF},
-    [PW_BAND] = {"bitwise_and_cpu", 2, PF_INTONLY},
-    [PW_BOR] = {"bitwise_or_cpu", 2, PF_INTONLY},
-    [PW_BXOR] = {"bitwise_xor_cpu", 2, PF_INTONLY},
-    [PW_GCD] = {"gcd_cpu", 2, PF_INTONLY | PF_NOBOOL},
-    [PW_LAND] = {"logical_and_cpu", 2, PF_BOOLOUT},
-    [PW_LOR] = {"logical_or_cpu", 2, PF_BOOLOUT},
-    [PW_LXOR] = {"logical_xor_cpu", 2, PF_BOOLOUT},
-    [PW_EQ] = {"eq_cpu", 2, PF_BOOLOUT},
-    [PW_NE] = {"ne_cpu", 2, PF_BOOLOUT},
-    [PW_LT] = {"lt_cpu", 2, PF_BOOLOUT},
-    [PW_LE] = {"le_cpu", 2, PF_BOOLOUT},
-    [PW_GT] = {"gt_cpu", 2, PF_BOOLOUT},
-    [PW_GE] = {"ge_cpu", 2, PF_BOOLOUT},
-    [PW_CLAMP_MIN] = {"clamp_min_cpu", 2, 0},
-    [PW_CLAMP_MAX] = {"clamp_max_cpu", 2, 0},
-    [PW_CLAMP] = {"clamp_cpu", 3, PF_NOHALF},
-    [PW_WHERE] = {"where_cpu", 3, 0},
-    [PW_LERP] = {"lerp_kernel_scalar", 3, PF_NOINT},
-    [PW_ADDCMUL] = {"addcmul_cpu_out", 3, PF_NOBOOL},
-    [PW_ADDCDIV] = {"addcdiv_cpu_out", 3, PF_NOBOOL},
-};
+/* The ops are ir/ops.def's pointwise rows (ts_pw_op, ts_pw_get): their
+ * layouts, dtype rules and formulas. */
+static unsigned pw_rule(ts_pw_op op) { return ts_pw_get(op)->rule; }
 
 /* Op parameters (alpha, limits, slopes), as given and as int64. */
 typedef struct pw_par {
@@ -269,7 +91,7 @@ typedef struct pw_par {
 
 /* What one run needs, shared by the threads of the iterator. */
 typedef struct pw_loop {
-  pw_op op;
+  ts_pw_op op;
   int32_t nops;                 /* output + inputs */
   ts_dtype cdt;                 /* compute dtype */
   ts_dtype dt[TS_RT_ITER_MAX_OPS];
@@ -402,108 +224,150 @@ static void pw_narrow_i(int64_t *buf, int64_t m, ts_dtype cdt) {
 PW_FHELP_DEF(f, float)
 PW_FHELP_DEF(d, double)
 
-#define PW_EACH(stmt)                                                                                            \
-  for (int64_t i = 0; i < n; i++) {                                                                              \
-    stmt;                                                                                                        \
-  }                                                                                                              \
-  break
-
-/* y[0..n) = op(x[0][..], x[1][..], ...) in the floating domain T. */
-#define PW_FAPPLY_DEF(SUF, T)                                                                                    \
-  static void pw_apply_##SUF(pw_loop *L, T *const *x, T *y, int64_t n) {                                        \
-    const T *a = x[0], *b = x[1], *w = x[2];                                                                     \
-    const T p0 = (T)L->par.d[0], p1 = (T)L->par.d[1], p2 = (T)L->par.d[2];                                       \
-    switch (L->op) {                                                                                             \
-    case PW_ABS: PW_EACH(y[i] = fabs(a[i]));                                                                     \
-    case PW_NEG: PW_EACH(y[i] = -a[i]);                                                                          \
-    case PW_EXP: PW_EACH(y[i] = exp(a[i]));                                                                      \
-    case PW_LOG: PW_EACH(y[i] = log(a[i]));                                                                      \
-    case PW_LOG2: PW_EACH(y[i] = log2(a[i]));                                                                    \
-    case PW_LOG10: PW_EACH(y[i] = log10(a[i]));                                                                  \
-    case PW_LOG1P: PW_EACH(y[i] = log1p(a[i]));                                                                  \
-    case PW_EXPM1: PW_EACH(y[i] = expm1(a[i]));                                                                  \
-    case PW_SQRT: PW_EACH(y[i] = sqrt(a[i]));                                                                    \
-    case PW_RSQRT: PW_EACH(y[i] = (T)1 / sqrt(a[i]));                                                            \
-    case PW_SIN: PW_EACH(y[i] = sin(a[i]));                                                                      \
-    case PW_COS: PW_EACH(y[i] = cos(a[i]));                                                                      \
-    case PW_TAN: PW_EACH(y[i] = tan(a[i]));                                                                      \
-    case PW_ASIN: PW_EACH(y[i] = asin(a[i]));                                                                    \
-    case PW_ACOS: PW_EACH(y[i] = acos(a[i]));                                                                    \
-    case PW_ATAN: PW_EACH(y[i] = atan(a[i]));                                                                    \
-    case PW_SINH: PW_EACH(y[i] = sinh(a[i]));                                                                    \
-    case PW_COSH: PW_EACH(y[i] = cosh(a[i]));                                                                    \
-    case PW_TANH: PW_EACH(y[i] = tanh(a[i]));                                                                    \
-    case PW_SIGMOID: PW_EACH(y[i] = (T)1 / ((T)1 + exp(-a[i])));                                                 \
-    case PW_RELU: PW_EACH(y[i] = a[i] < 0 ? (T)0 : a[i]);                                                        \
-    case PW_GELU: PW_EACH(y[i] = a[i] * (T)0.5 * ((T)1 + erf(a[i] * (T)M_SQRT1_2)));                             \
-    case PW_GELU_TANH:                                                                                           \
-      PW_EACH(T v = a[i]; T k = (T)(M_2_SQRTPI * M_SQRT1_2);                                                     \
-              y[i] = (T)0.5 * v * ((T)1 + tanh(k * (v + (T)0.044715 * v * v * v))));                             \
-    case PW_SILU: PW_EACH(y[i] = a[i] / ((T)1 + exp(-a[i])));                                                    \
-    case PW_MISH: PW_EACH(y[i] = a[i] * tanh(log1p(exp(a[i]))));                                                 \
-    case PW_HARDSWISH:                                                                                           \
-      PW_EACH(T t = a[i] + 3; t = t < 0 ? (T)0 : t; t = t > 6 ? (T)6 : t; y[i] = a[i] * t / 6);                  \
-    case PW_HARDSIGMOID: PW_EACH(T t = a[i] + 3; t = t < 0 ? (T)0 : t; t = t > 6 ? (T)6 : t; y[i] = t / 6);      \
-    case PW_HARDTANH: PW_EACH(T t = a[i] < p0 ? p0 : a[i]; y[i] = t > p1 ? p1 : t);                              \
-    case PW_ELU: PW_EACH(y[i] = a[i] <= 0 ? expm1(a[i] * p2) * (p0 * p1) : a[i] * p1);                           \
-    case PW_LEAKY_RELU: PW_EACH(y[i] = a[i] > 0 ? a[i] : a[i] * p0);                                             \
-    case PW_SOFTPLUS: PW_EACH(y[i] = a[i] * p0 > p1 ? a[i] : log1p(exp(a[i] * p0)) / p0);                        \
-    case PW_ERF: PW_EACH(y[i] = erf(a[i]));                                                                      \
-    case PW_FLOOR: PW_EACH(y[i] = floor(a[i]));                                                                  \
-    case PW_CEIL: PW_EACH(y[i] = ceil(a[i]));                                                                    \
-    case PW_ROUND: PW_EACH(y[i] = nearbyint(a[i]));                                                              \
-    case PW_ROUND_DEC: {                                                                                         \
-      int64_t dec = L->par.i[0];                                                                                 \
-      T ten = (T)pow(10.0, (double)(dec < 0 ? -dec : dec));                                                      \
-      if (dec < 0) { PW_EACH(y[i] = nearbyint(a[i] / ten) * ten); }                                              \
-      PW_EACH(y[i] = nearbyint(a[i] * ten) / ten);                                                               \
-    }                                                                                                            \
-    case PW_TRUNC: PW_EACH(y[i] = trunc(a[i]));                                                                  \
-    case PW_FRAC: PW_EACH(y[i] = a[i] - trunc(a[i]));                                                            \
-    case PW_SIGN: PW_EACH(y[i] = (T)((a[i] > 0) - (a[i] < 0)));                                                  \
-    case PW_RECIPROCAL: PW_EACH(y[i] = (T)1 / a[i]);                                                             \
-    case PW_SQUARE: PW_EACH(y[i] = a[i] * a[i]);                                                                 \
-    case PW_LOGICAL_NOT: PW_EACH(y[i] = a[i] == 0);                                                              \
-    case PW_ISNAN: PW_EACH(y[i] = a[i] != a[i]);                                                                 \
-    case PW_ISINF: PW_EACH(y[i] = isinf(a[i]));                                                                  \
-    case PW_ISFINITE: PW_EACH(y[i] = isfinite(a[i]));                                                            \
-    case PW_THRESHOLD: PW_EACH(y[i] = a[i] <= p0 ? p1 : a[i]);                                                   \
-    case PW_COPY: PW_EACH(y[i] = a[i]);                                                                          \
-    case PW_ADD: PW_EACH(y[i] = a[i] + p0 * b[i]);                                                               \
-    case PW_SUB: PW_EACH(y[i] = a[i] - p0 * b[i]);                                                               \
-    case PW_MUL: PW_EACH(y[i] = a[i] * b[i]);                                                                    \
-    case PW_DIV: PW_EACH(y[i] = a[i] / b[i]);                                                                    \
-    case PW_DIV_TRUNC: PW_EACH(y[i] = trunc(a[i] / b[i]));                                                       \
-    case PW_DIV_FLOOR: PW_EACH(y[i] = pw_divfloor_##SUF(a[i], b[i]));                                            \
-    case PW_REMAINDER: PW_EACH(y[i] = pw_rem_##SUF(a[i], b[i]));                                                 \
-    case PW_FMOD: PW_EACH(y[i] = fmod(a[i], b[i]));                                                              \
-    case PW_POW: PW_EACH(y[i] = pow(a[i], b[i]));                                                                \
-    case PW_MAXIMUM: PW_EACH(y[i] = pw_max_##SUF(a[i], b[i]));                                                   \
-    case PW_MINIMUM: PW_EACH(y[i] = pw_min_##SUF(a[i], b[i]));                                                   \
-    case PW_ATAN2: PW_EACH(y[i] = atan2(a[i], b[i]));                                                            \
-    case PW_LAND: PW_EACH(y[i] = a[i] != 0 && b[i] != 0);                                                        \
-    case PW_LOR: PW_EACH(y[i] = a[i] != 0 || b[i] != 0);                                                         \
-    case PW_LXOR: PW_EACH(y[i] = (a[i] != 0) != (b[i] != 0));                                                    \
-    case PW_EQ: PW_EACH(y[i] = a[i] == b[i]);                                                                    \
-    case PW_NE: PW_EACH(y[i] = a[i] != b[i]);                                                                    \
-    case PW_LT: PW_EACH(y[i] = a[i] < b[i]);                                                                     \
-    case PW_LE: PW_EACH(y[i] = a[i] <= b[i]);                                                                    \
-    case PW_GT: PW_EACH(y[i] = a[i] > b[i]);                                                                     \
-    case PW_GE: PW_EACH(y[i] = a[i] >= b[i]);                                                                    \
-    case PW_CLAMP_MIN: PW_EACH(y[i] = pw_max_##SUF(a[i], b[i]));                                                 \
-    case PW_CLAMP_MAX: PW_EACH(y[i] = pw_min_##SUF(a[i], b[i]));                                                 \
-    case PW_CLAMP: PW_EACH(y[i] = pw_min_##SUF(pw_max_##SUF(a[i], b[i]), w[i]));                                 \
-    case PW_WHERE: PW_EACH(y[i] = a[i] != 0 ? b[i] : w[i]);                                                      \
-    case PW_LERP:                                                                                                \
-      PW_EACH(T d = b[i] - a[i]; y[i] = fabs(w[i]) < (T)0.5 ? a[i] + w[i] * d : b[i] - d * ((T)1 - w[i]));       \
-    case PW_ADDCMUL: PW_EACH(y[i] = a[i] + p0 * b[i] * w[i]);                                                    \
-    case PW_ADDCDIV: PW_EACH(y[i] = a[i] + p0 * b[i] / w[i]);                                                    \
-    default: PW_EACH(y[i] = 0);                                                                                  \
-    }                                                                                                            \
+/* Helpers whose operands the formulas would repeat, once per type. */
+#define PW_FFORM_DEF(SUF, T)                                                                                     \
+  static inline T pw_lo_##SUF(T x, T lo) { return x < lo ? lo : x; }                                           \
+  static inline T pw_hi_##SUF(T x, T hi) { return x > hi ? hi : x; }                                            \
+  static inline T pw_sign_##SUF(T x) { return (T)((x > 0) - (x < 0)); }                                         \
+  static inline T pw_gelu_##SUF(T x) { return x * (T)0.5 * ((T)1 + erf(x * (T)M_SQRT1_2)); }                     \
+  static inline T pw_gelu_tanh_##SUF(T x) {                                                                      \
+    T k = (T)(M_2_SQRTPI * M_SQRT1_2);                                                                           \
+    return (T)0.5 * x * ((T)1 + tanh(k * (x + (T)0.044715 * x * x * x)));                                        \
   }
 
-PW_FAPPLY_DEF(f, float)
-PW_FAPPLY_DEF(d, double)
+PW_FFORM_DEF(f, float)
+PW_FFORM_DEF(d, double)
+
+/* The formula language of ops.def in the floating domains: PW_T is float or
+ * double, PW_SUF f or d, and <tgmath.h> picks the float or double libm
+ * function. The integer-only primitives give NaN (their rows refuse
+ * floating dtypes before running). */
+#define PW_CAT_(a, b) a##b
+#define PW_CAT(a, b) PW_CAT_(a, b)
+#define PW_ZERO ((PW_T)0)
+#define PW_ONE ((PW_T)1)
+#define PW_K(v) ((PW_T)(v))
+#define PW_ADD(x, y) ((x) + (y))
+#define PW_SUB(x, y) ((x) - (y))
+#define PW_MUL(x, y) ((x) * (y))
+#define PW_DIV(x, y) ((x) / (y))
+#define PW_NEG(x) (-(x))
+#define PW_ABS(x) fabs(x)
+#define PW_EQ(x, y) ((x) == (y))
+#define PW_NE(x, y) ((x) != (y))
+#define PW_LT(x, y) ((x) < (y))
+#define PW_LE(x, y) ((x) <= (y))
+#define PW_GT(x, y) ((x) > (y))
+#define PW_GE(x, y) ((x) >= (y))
+#define PW_NZ(x) ((x) != 0)
+#define PW_AND(x, y) ((x) && (y))
+#define PW_OR(x, y) ((x) || (y))
+#define PW_XOR(x, y) ((x) != (y))
+#define PW_SEL(c, x, y) ((c) ? (x) : (y))
+#define PW_LO(x, lo) PW_CAT(pw_lo_, PW_SUF)(x, lo)
+#define PW_HI(x, hi) PW_CAT(pw_hi_, PW_SUF)(x, hi)
+#define PW_MAX(x, y) PW_CAT(pw_max_, PW_SUF)(x, y)
+#define PW_MIN(x, y) PW_CAT(pw_min_, PW_SUF)(x, y)
+#define PW_FLOOR(x) floor(x)
+#define PW_CEIL(x) ceil(x)
+#define PW_TRUNC(x) trunc(x)
+#define PW_RINT(x) nearbyint(x)
+#define PW_SIGN(x) PW_CAT(pw_sign_, PW_SUF)(x)
+#define PW_ISNAN(x) ((x) != (x))
+#define PW_ISINF(x) isinf(x)
+#define PW_ISFINITE(x) isfinite(x)
+#define PW_EXP(x) exp(x)
+#define PW_EXP2(x) exp2(x)
+#define PW_EXPM1(x) expm1(x)
+#define PW_LOG(x) log(x)
+#define PW_LOG2(x) log2(x)
+#define PW_LOG10(x) log10(x)
+#define PW_LOG1P(x) log1p(x)
+#define PW_SQRT(x) sqrt(x)
+#define PW_SIN(x) sin(x)
+#define PW_COS(x) cos(x)
+#define PW_TAN(x) tan(x)
+#define PW_ASIN(x) asin(x)
+#define PW_ACOS(x) acos(x)
+#define PW_ATAN(x) atan(x)
+#define PW_SINH(x) sinh(x)
+#define PW_COSH(x) cosh(x)
+#define PW_TANH(x) tanh(x)
+#define PW_ERF(x) erf(x)
+#define PW_SIGMOID(x) (PW_ONE / (PW_ONE + exp(-(x))))
+#define PW_GELU(x) PW_CAT(pw_gelu_, PW_SUF)(x)
+#define PW_GELU_TANH(x) PW_CAT(pw_gelu_tanh_, PW_SUF)(x)
+#define PW_ATAN2(x, y) atan2(x, y)
+#define PW_HYPOT(x, y) hypot(x, y)
+#define PW_POW(x, y) pow(x, y)
+#define PW_DIVTRUNC(x, y) trunc((x) / (y))
+#define PW_DIVFLOOR(x, y) PW_CAT(pw_divfloor_, PW_SUF)(x, y)
+#define PW_REM(x, y) PW_CAT(pw_rem_, PW_SUF)(x, y)
+#define PW_FMOD(x, y) fmod(x, y)
+#define PW_BAND(x, y) ((PW_T)NAN)
+#define PW_BOR(x, y) ((PW_T)NAN)
+#define PW_BXOR(x, y) ((PW_T)NAN)
+#define PW_BNOT(x) ((PW_T)NAN)
+#define PW_SHL(x, y) ((PW_T)NAN)
+#define PW_SHR(x, y) ((PW_T)NAN)
+#define PW_GCD(x, y) ((PW_T)NAN)
+
+/* One case per row: y[0..n) = formula over the operands a, b, w (a
+ * domain's formula may leave an operand unread). */
+#define PW_LOOP1(f)                                                                                              \
+  for (int64_t i = 0; i < n; i++) {                                                                              \
+    const PW_T a = xa[i];                                                                                        \
+    (void)a;                                                                                                     \
+    y[i] = (PW_T)(f);                                                                                            \
+  }                                                                                                              \
+  break;
+#define PW_LOOP2(f)                                                                                              \
+  for (int64_t i = 0; i < n; i++) {                                                                              \
+    const PW_T a = xa[i], b = xb[i];                                                                             \
+    (void)a, (void)b;                                                                                            \
+    y[i] = (PW_T)(f);                                                                                            \
+  }                                                                                                              \
+  break;
+#define PW_LOOP3(f)                                                                                              \
+  for (int64_t i = 0; i < n; i++) {                                                                              \
+    const PW_T a = xa[i], b = xb[i], w = xw[i];                                                                  \
+    (void)a, (void)b, (void)w;                                                                                   \
+    y[i] = (PW_T)(f);                                                                                            \
+  }                                                                                                              \
+  break;
+#define TS_OP(...)
+#define TS_PW(ns, name, ip, layout, nin, rule, kname, formula, ...) case TS_PW_##name: PW_LOOP##nin(formula)
+#define TS_PWF(name, layout, nin, rule, kname, formula) case TS_PW_##name: PW_LOOP##nin(formula)
+
+/* y[0..n) = op(x[0][..], x[1][..], ...) in float. */
+static void pw_apply_f(pw_loop *L, float *const *x, float *y, int64_t n) {
+#define PW_T float
+#define PW_SUF f
+  const float *xa = x[0], *xb = x[1], *xw = x[2];
+  const float p0 = (float)L->par.d[0], p1 = (float)L->par.d[1], p2 = (float)L->par.d[2];
+  (void)p0, (void)p1, (void)p2;
+  switch (L->op) {
+#include "ops.def"
+  default: for (int64_t i = 0; i < n; i++) y[i] = 0; break;
+  }
+#undef PW_T
+#undef PW_SUF
+}
+
+/* The same in double. */
+static void pw_apply_d(pw_loop *L, double *const *x, double *y, int64_t n) {
+#define PW_T double
+#define PW_SUF d
+  const double *xa = x[0], *xb = x[1], *xw = x[2];
+  const double p0 = L->par.d[0], p1 = L->par.d[1], p2 = L->par.d[2];
+  (void)p0, (void)p1, (void)p2;
+  switch (L->op) {
+#include "ops.def"
+  default: for (int64_t i = 0; i < n; i++) y[i] = 0; break;
+  }
+#undef PW_T
+#undef PW_SUF
+}
 
 /* ----------------------------------------------------- integer compute */
 
@@ -565,63 +429,154 @@ static int64_t pw_gcd(int64_t a, int64_t b, ts_dtype dt) {
   return b;
 }
 
-#define PW_ZDIV(expr)                                                                                            \
-  PW_EACH(if (b[i] == 0) {                                                                                       \
-    atomic_store_explicit(&L->zerodiv, 1, memory_order_relaxed);                                                 \
-    y[i] = 0;                                                                                                    \
-  } else y[i] = (expr))
+/* v << b and v >> b as ATen's lshift/rshift kernels give them in v's dtype:
+ * a shift by at least the width (or negative) is 0, or the sign. Computed
+ * in int64, whose low bits are the narrow dtype's. */
+static inline int64_t pw_shl(int64_t a, int64_t b) { return b < 0 || b >= 64 ? 0 : (int64_t)((uint64_t)a << b); }
+static inline int64_t pw_shr(int64_t a, int64_t b) { return b < 0 || b >= 64 ? (a < 0 ? -1 : 0) : a >> b; }
+static inline int64_t pw_iabs(int64_t a) { return a < 0 ? pw_wsub(0, a) : a; }
+static inline int64_t pw_ilo(int64_t x, int64_t lo) { return x < lo ? lo : x; }
+static inline int64_t pw_ihi(int64_t x, int64_t hi) { return x > hi ? hi : x; }
+static inline int64_t pw_imax(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline int64_t pw_imin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Integer division by zero: the loop raises ZeroDivisionError after it. */
+static inline int64_t pw_zerodiv(pw_loop *L) {
+  atomic_store_explicit(&L->zerodiv, 1, memory_order_relaxed);
+  return 0;
+}
+
+/* The formula language in the int64 domain (integral dtypes and bool):
+ * wrapping arithmetic; the floating-only primitives give 0 (their rows
+ * compute in float or refuse integers before running). */
+#undef PW_ZERO
+#undef PW_ONE
+#undef PW_K
+#undef PW_ADD
+#undef PW_SUB
+#undef PW_MUL
+#undef PW_DIV
+#undef PW_NEG
+#undef PW_ABS
+#undef PW_LO
+#undef PW_HI
+#undef PW_MAX
+#undef PW_MIN
+#undef PW_FLOOR
+#undef PW_CEIL
+#undef PW_TRUNC
+#undef PW_RINT
+#undef PW_SIGN
+#undef PW_ISNAN
+#undef PW_ISINF
+#undef PW_ISFINITE
+#undef PW_EXP
+#undef PW_EXP2
+#undef PW_EXPM1
+#undef PW_LOG
+#undef PW_LOG2
+#undef PW_LOG10
+#undef PW_LOG1P
+#undef PW_SQRT
+#undef PW_SIN
+#undef PW_COS
+#undef PW_TAN
+#undef PW_ASIN
+#undef PW_ACOS
+#undef PW_ATAN
+#undef PW_SINH
+#undef PW_COSH
+#undef PW_TANH
+#undef PW_ERF
+#undef PW_SIGMOID
+#undef PW_GELU
+#undef PW_GELU_TANH
+#undef PW_ATAN2
+#undef PW_HYPOT
+#undef PW_POW
+#undef PW_DIVTRUNC
+#undef PW_DIVFLOOR
+#undef PW_REM
+#undef PW_FMOD
+#undef PW_BAND
+#undef PW_BOR
+#undef PW_BXOR
+#undef PW_BNOT
+#undef PW_SHL
+#undef PW_SHR
+#undef PW_GCD
+#define PW_ZERO ((int64_t)0)
+#define PW_ONE ((int64_t)1)
+#define PW_K(v) ((int64_t)(v))
+#define PW_ADD(x, y) pw_wadd(x, y)
+#define PW_SUB(x, y) pw_wsub(x, y)
+#define PW_MUL(x, y) pw_wmul(x, y)
+#define PW_DIV(x, y) PW_ZERO
+#define PW_NEG(x) pw_wsub(0, x)
+#define PW_ABS(x) pw_iabs(x)
+#define PW_LO(x, lo) pw_ilo(x, lo)
+#define PW_HI(x, hi) pw_ihi(x, hi)
+#define PW_MAX(x, y) pw_imax(x, y)
+#define PW_MIN(x, y) pw_imin(x, y)
+#define PW_FLOOR(x) (x)
+#define PW_CEIL(x) (x)
+#define PW_TRUNC(x) (x)
+#define PW_RINT(x) (x)
+#define PW_SIGN(x) ((int64_t)(((x) > 0) - ((x) < 0)))
+#define PW_ISNAN(x) 0
+#define PW_ISINF(x) 0
+#define PW_ISFINITE(x) 1
+#define PW_EXP(x) PW_ZERO
+#define PW_EXP2(x) PW_ZERO
+#define PW_EXPM1(x) PW_ZERO
+#define PW_LOG(x) PW_ZERO
+#define PW_LOG2(x) PW_ZERO
+#define PW_LOG10(x) PW_ZERO
+#define PW_LOG1P(x) PW_ZERO
+#define PW_SQRT(x) PW_ZERO
+#define PW_SIN(x) PW_ZERO
+#define PW_COS(x) PW_ZERO
+#define PW_TAN(x) PW_ZERO
+#define PW_ASIN(x) PW_ZERO
+#define PW_ACOS(x) PW_ZERO
+#define PW_ATAN(x) PW_ZERO
+#define PW_SINH(x) PW_ZERO
+#define PW_COSH(x) PW_ZERO
+#define PW_TANH(x) PW_ZERO
+#define PW_ERF(x) PW_ZERO
+#define PW_SIGMOID(x) PW_ZERO
+#define PW_GELU(x) PW_ZERO
+#define PW_GELU_TANH(x) PW_ZERO
+#define PW_ATAN2(x, y) PW_ZERO
+#define PW_HYPOT(x, y) PW_ZERO
+#define PW_POW(x, y) pw_powi(x, y)
+#define PW_DIVTRUNC(x, y) ((y) == 0 ? pw_zerodiv(L) : pw_idiv(x, y))
+#define PW_DIVFLOOR(x, y) ((y) == 0 ? pw_zerodiv(L) : pw_idivfloor(x, y))
+#define PW_REM(x, y) ((y) == 0 ? pw_zerodiv(L) : pw_irem(x, y))
+#define PW_FMOD(x, y) ((y) == 0 ? pw_zerodiv(L) : pw_imod(x, y))
+#define PW_BAND(x, y) ((x) & (y))
+#define PW_BOR(x, y) ((x) | (y))
+#define PW_BXOR(x, y) ((x) ^ (y))
+#define PW_BNOT(x) (L->cdt == TS_DT_BOOL ? (int64_t)!(x) : ~(x))
+#define PW_SHL(x, y) pw_shl(x, y)
+#define PW_SHR(x, y) pw_shr(x, y)
+#define PW_GCD(x, y) pw_gcd(x, y, L->cdt)
 
 /* y[0..n) = op(...) in int64 (integral and bool dtypes). */
 static void pw_apply_i(pw_loop *L, int64_t *const *x, int64_t *y, int64_t n) {
-  const int64_t *a = x[0], *b = x[1], *w = x[2];
-  const int64_t p0 = L->par.i[0], p1 = L->par.i[1];
-  bool isbool = L->cdt == TS_DT_BOOL;
+#define PW_T int64_t
+  const int64_t *xa = x[0], *xb = x[1], *xw = x[2];
+  const int64_t p0 = L->par.i[0], p1 = L->par.i[1], p2 = L->par.i[2];
+  (void)p0, (void)p1, (void)p2;
   switch (L->op) {
-  case PW_ABS: PW_EACH(y[i] = a[i] < 0 ? pw_wsub(0, a[i]) : a[i]);
-  case PW_NEG: PW_EACH(y[i] = pw_wsub(0, a[i]));
-  case PW_RELU: PW_EACH(y[i] = a[i] < 0 ? 0 : a[i]);
-  case PW_HARDTANH: PW_EACH(int64_t t = a[i] < p0 ? p0 : a[i]; y[i] = t > p1 ? p1 : t);
-  case PW_FLOOR: case PW_CEIL: case PW_ROUND: case PW_TRUNC: case PW_COPY: PW_EACH(y[i] = a[i]);
-  case PW_SIGN: PW_EACH(y[i] = (a[i] > 0) - (a[i] < 0));
-  case PW_SQUARE: PW_EACH(y[i] = pw_wmul(a[i], a[i]));
-  case PW_LOGICAL_NOT: PW_EACH(y[i] = a[i] == 0);
-  case PW_BITWISE_NOT:
-    if (isbool) {
-      PW_EACH(y[i] = !a[i]);
-    }
-    PW_EACH(y[i] = ~a[i]);
-  case PW_ISNAN: case PW_ISINF: PW_EACH(y[i] = 0);
-  case PW_ISFINITE: PW_EACH(y[i] = 1);
-  case PW_THRESHOLD: PW_EACH(y[i] = a[i] <= p0 ? p1 : a[i]);
-  case PW_ADD: PW_EACH(y[i] = pw_wadd(a[i], pw_wmul(p0, b[i])));
-  case PW_SUB: PW_EACH(y[i] = pw_wsub(a[i], pw_wmul(p0, b[i])));
-  case PW_MUL: PW_EACH(y[i] = pw_wmul(a[i], b[i]));
-  case PW_DIV_TRUNC: PW_ZDIV(pw_idiv(a[i], b[i]));
-  case PW_DIV_FLOOR: PW_ZDIV(pw_idivfloor(a[i], b[i]));
-  case PW_REMAINDER: PW_ZDIV(pw_irem(a[i], b[i]));
-  case PW_FMOD: PW_ZDIV(pw_imod(a[i], b[i]));
-  case PW_POW: PW_EACH(y[i] = pw_powi(a[i], b[i]));
-  case PW_MAXIMUM: case PW_CLAMP_MIN: PW_EACH(y[i] = a[i] > b[i] ? a[i] : b[i]);
-  case PW_MINIMUM: case PW_CLAMP_MAX: PW_EACH(y[i] = a[i] < b[i] ? a[i] : b[i]);
-  case PW_CLAMP: PW_EACH(int64_t t = a[i] > b[i] ? a[i] : b[i]; y[i] = t < w[i] ? t : w[i]);
-  case PW_BAND: PW_EACH(y[i] = a[i] & b[i]);
-  case PW_BOR: PW_EACH(y[i] = a[i] | b[i]);
-  case PW_BXOR: PW_EACH(y[i] = a[i] ^ b[i]);
-  case PW_GCD: PW_EACH(y[i] = pw_gcd(a[i], b[i], L->cdt));
-  case PW_LAND: PW_EACH(y[i] = a[i] != 0 && b[i] != 0);
-  case PW_LOR: PW_EACH(y[i] = a[i] != 0 || b[i] != 0);
-  case PW_LXOR: PW_EACH(y[i] = (a[i] != 0) != (b[i] != 0));
-  case PW_EQ: PW_EACH(y[i] = a[i] == b[i]);
-  case PW_NE: PW_EACH(y[i] = a[i] != b[i]);
-  case PW_LT: PW_EACH(y[i] = a[i] < b[i]);
-  case PW_LE: PW_EACH(y[i] = a[i] <= b[i]);
-  case PW_GT: PW_EACH(y[i] = a[i] > b[i]);
-  case PW_GE: PW_EACH(y[i] = a[i] >= b[i]);
-  case PW_WHERE: PW_EACH(y[i] = a[i] != 0 ? b[i] : w[i]);
-  case PW_ADDCMUL: PW_EACH(y[i] = pw_wadd(a[i], pw_wmul(p0, pw_wmul(b[i], w[i]))));
-  default: PW_EACH(y[i] = 0);
+#include "ops.def"
+  default: for (int64_t i = 0; i < n; i++) y[i] = 0; break;
   }
+#undef PW_T
 }
+#undef TS_OP
+#undef TS_PW
+#undef TS_PWF
 
 /* ------------------------------------------------------- the run loops */
 
@@ -659,21 +614,21 @@ static void pw_loop_f(void *arg, char **data, const int64_t *st, int64_t n) { pw
 static void pw_loop_d(void *arg, char **data, const int64_t *st, int64_t n) { pw_run_d(arg, data, st, n); }
 static void pw_loop_i(void *arg, char **data, const int64_t *st, int64_t n) { pw_run_i(arg, data, st, n); }
 
-static bool pw_check_dtype(ts_rt_ctx *c, pw_op op, ts_dtype dt);
+static bool pw_check_dtype(ts_rt_ctx *c, ts_pw_op op, ts_dtype dt);
 
 /* Runs op over inputs in[0..nin) computing in cdt. *out NULL: a new tensor
  * of dtype odt (the caller owns it on success); else the given output
  * (flags for ts_rt_iter_build). The checks come in TensorIterator's order:
  * shapes, then (cast_from not TS_DT_NONE) that the result may be cast to a
  * given output, then (kdt not TS_DT_NONE) that op has a kernel for kdt. */
-static bool pw_exec_checked(ts_rt_ctx *c, pw_op op, const pw_par *par, ts_dtype cdt, ts_dtype odt,
+static bool pw_exec_checked(ts_rt_ctx *c, ts_pw_op op, const pw_par *par, ts_dtype cdt, ts_dtype odt,
                             ts_rt_tensor **out, unsigned flags, const ts_rt_tensor *const *in, int32_t nin,
                             ts_dtype cast_from, ts_dtype kdt) {
   ts_rt_tensor *given = *out;
   ts_rt_iter it;
   if (!ts_rt_iter_build(c, &it, out, odt, flags, in, nin)) return false;
   bool ok = true;
-  if (given && cast_from != TS_DT_NONE && !pw_can_cast(cast_from, (ts_dtype)given->dtype))
+  if (given && cast_from != TS_DT_NONE && !ts_type_can_cast(cast_from, (ts_dtype)given->dtype))
     ok = ts_rt_fail(c, "result type %s can't be cast to the desired output type %s", ts_rt_dtype_name(cast_from),
                     ts_rt_dtype_name((ts_dtype)given->dtype));
   if (ok && kdt != TS_DT_NONE) ok = pw_check_dtype(c, op, kdt);
@@ -688,7 +643,7 @@ static bool pw_exec_checked(ts_rt_ctx *c, pw_op op, const pw_par *par, ts_dtype 
   L.nops = nin + 1;
   L.cdt = cdt;
   L.dt[0] = (ts_dtype)(*out)->dtype;
-  bool ints = !pw_is_float(cdt);
+  bool ints = !ts_dtype_is_float(cdt);
   for (int32_t k = 0; k < nin; k++) {
     ts_dtype dt = (ts_dtype)in[k]->dtype;
     L.dt[1 + k] = dt;
@@ -696,7 +651,7 @@ static bool pw_exec_checked(ts_rt_ctx *c, pw_op op, const pw_par *par, ts_dtype 
   }
   if (par) L.par = *par;
   atomic_init(&L.zerodiv, 0);
-  ts_rt_iter_loop fn = cdt == TS_DT_FLOAT64 ? pw_loop_d : pw_is_float(cdt) ? pw_loop_f : pw_loop_i;
+  ts_rt_iter_loop fn = cdt == TS_DT_FLOAT64 ? pw_loop_d : ts_dtype_is_float(cdt) ? pw_loop_f : pw_loop_i;
   ts_rt_iter_run(c, &it, TS_RT_ITER_GRAIN, fn, &L);
   if (atomic_load(&L.zerodiv)) {
     if (!given) ts_rt_tensor_release(*out);
@@ -706,7 +661,7 @@ static bool pw_exec_checked(ts_rt_ctx *c, pw_op op, const pw_par *par, ts_dtype 
   return true;
 }
 
-static bool pw_exec(ts_rt_ctx *c, pw_op op, const pw_par *par, ts_dtype cdt, ts_dtype odt, ts_rt_tensor **out,
+static bool pw_exec(ts_rt_ctx *c, ts_pw_op op, const pw_par *par, ts_dtype cdt, ts_dtype odt, ts_rt_tensor **out,
                     unsigned flags, const ts_rt_tensor *const *in, int32_t nin) {
   return pw_exec_checked(c, op, par, cdt, odt, out, flags, in, nin, TS_DT_NONE, TS_DT_NONE);
 }
@@ -766,38 +721,40 @@ static bool pw_arg_get(ts_rt_ctx *c, const ts_rt_call *call, uint32_t i, pw_tmp 
 }
 
 static ts_dtype pw_args_type(const pw_arg *args, int n) {
-  pw_rts s = {TS_DT_NONE, TS_DT_NONE, TS_DT_NONE};
-  for (int k = 0; k < n; k++) pw_rts_add(&s, (ts_dtype)args[k].t->dtype, args[k].t->ndim, args[k].wrapped);
-  return pw_rts_result(&s);
+  ts_result_state s = TS_RESULT_STATE_INIT;
+  for (int k = 0; k < n; k++)
+    ts_result_add(&s, (ts_dtype)args[k].t->dtype, pw_rkind(args[k].t->ndim, args[k].wrapped));
+  return ts_result_type(&s);
 }
 
-/* The dtype checks of op's flags on dtype dt. */
-static bool pw_check_dtype(ts_rt_ctx *c, pw_op op, ts_dtype dt) {
-  unsigned f = pw_descs[op].flags;
-  bool bad = ((f & PF_NOINT) && !pw_is_float(dt)) || ((f & PF_NOBOOL) && dt == TS_DT_BOOL) ||
-             ((f & PF_INTONLY) && pw_is_float(dt)) || ((f & PF_NOHALF) && dt == TS_DT_FLOAT16) ||
-             ((f & PF_NOBF16) && dt == TS_DT_BFLOAT16);
+/* The dtype checks of op's rule on dtype dt. */
+static bool pw_check_dtype(ts_rt_ctx *c, ts_pw_op op, ts_dtype dt) {
+  unsigned f = pw_rule(op);
+  bool bad = ((f & TS_PWR_NOINT) && !ts_dtype_is_float(dt)) || ((f & TS_PWR_NOBOOL) && dt == TS_DT_BOOL) ||
+             ((f & TS_PWR_INTONLY) && ts_dtype_is_float(dt)) || ((f & TS_PWR_NOHALF) && dt == TS_DT_FLOAT16) ||
+             ((f & TS_PWR_NOBF16) && dt == TS_DT_BFLOAT16);
   if (!bad) return true;
-  if (op == PW_RELU && dt == TS_DT_BOOL) return ts_rt_fail(c, "Boolean inputs not supported for relu");
-  if (op == PW_HARDTANH && dt == TS_DT_BOOL) return ts_rt_fail(c, "Bool inputs not supported for hardtanh");
-  return ts_rt_fail(c, "\"%s\" not implemented for '%s'", pw_descs[op].kname, ts_rt_dtype_name(dt));
+  if (op == TS_PW_relu && dt == TS_DT_BOOL) return ts_rt_fail(c, "Boolean inputs not supported for relu");
+  if ((op == TS_PW_hardtanh || op == TS_PW_relu6) && dt == TS_DT_BOOL)
+    return ts_rt_fail(c, "Bool inputs not supported for hardtanh");
+  return ts_rt_fail(c, "\"%s\" not implemented for '%s'", ts_pw_get(op)->kname, ts_rt_dtype_name(dt));
 }
 
 /* Runs op on args with the compute dtype cdt (TS_DT_NONE: PyTorch's result
  * type of args), into a new tensor or `out` (mode PW_OUT / PW_INPLACE: the
  * result must be castable to it). Returns a new reference. */
-static ts_rt_tensor *pw_run(ts_rt_ctx *c, pw_op op, const pw_par *par, const pw_arg *args, int nin, ts_dtype cdt,
+static ts_rt_tensor *pw_run(ts_rt_ctx *c, ts_pw_op op, const pw_par *par, const pw_arg *args, int nin, ts_dtype cdt,
                             ts_rt_tensor *out, pw_mode mode) {
   if (cdt == TS_DT_NONE) cdt = pw_args_type(args, nin);
   ts_dtype kdt = cdt;
-  unsigned f = pw_descs[op].flags;
-  if ((f & PF_PROMOTE) && !pw_is_float(cdt)) cdt = TS_DT_FLOAT32;
-  ts_dtype odt = (f & PF_BOOLOUT) ? TS_DT_BOOL : cdt;
+  unsigned f = pw_rule(op);
+  if ((f & TS_PWR_PROMOTE) && !ts_dtype_is_float(cdt)) cdt = TS_DT_FLOAT32;
+  ts_dtype odt = (f & TS_PWR_BOOLOUT) ? TS_DT_BOOL : cdt;
   const ts_rt_tensor *in[TS_RT_ITER_MAX_OPS];
   for (int k = 0; k < nin; k++) in[k] = args[k].t;
   ts_rt_tensor *o = out;
   if (!pw_exec_checked(c, op, par, cdt, odt, &o, mode == PW_OUT ? TS_RT_ITER_RESIZE_OUT : 0, in, nin,
-                       (f & PF_BOOLOUT) ? TS_DT_NONE : cdt, kdt))
+                       (f & TS_PWR_BOOLOUT) ? TS_DT_NONE : cdt, kdt))
     return NULL;
   if (out) ts_rt_tensor_retain(out);
   return o;
@@ -827,7 +784,7 @@ static bool pw_fin(ts_rt_ctx *c, ts_rt_call *call, pw_mode mode, ts_rt_tensor *t
     const ts_rt_tensor *in[1] = {t};
     ts_rt_tensor *o = out;
     /* computed in t's dtype so that a float goes to bool as nonzero */
-    ok = pw_exec(c, PW_COPY, NULL, (ts_dtype)t->dtype, (ts_dtype)out->dtype, &o, TS_RT_ITER_RESIZE_OUT, in, 1);
+    ok = pw_exec(c, TS_PW_copy, NULL, (ts_dtype)t->dtype, (ts_dtype)out->dtype, &o, TS_RT_ITER_RESIZE_OUT, in, 1);
   }
   ts_rt_tensor_release(t);
   if (!ok) return false;
@@ -853,19 +810,20 @@ static const char pw_neg_bool_msg[] = "Negation, the `-` operator, on a bool ten
                                       "trying to invert a mask, use the `~` or `logical_not()` operator instead.";
 
 /* A unary op with its Scalar parameters after self. */
-static ts_rt_tensor *pw_unary(ts_rt_ctx *c, pw_op op, const pw_par *par, const ts_rt_tensor *a, ts_rt_tensor *out,
-                              pw_mode mode) {
+static ts_rt_tensor *pw_unary(ts_rt_ctx *c, ts_pw_op op, const pw_par *par, const ts_rt_tensor *a,
+                              ts_rt_tensor *out, pw_mode mode) {
   ts_dtype dt = (ts_dtype)a->dtype;
   ts_dtype cdt = TS_DT_NONE;
-  if (op == PW_NEG && dt == TS_DT_BOOL) return ts_rt_fail(c, "%s", pw_neg_bool_msg), NULL;
-  if (op == PW_ROUND_DEC && !pw_is_float(dt)) /* decimals=0 goes to round's kernel */
-    return ts_rt_fail(c, "\"%s\" not implemented for '%s'", par->i[0] ? "round_cpu" : "round_vml_cpu",
+  unsigned f = pw_rule(op);
+  if (op == TS_PW_neg && dt == TS_DT_BOOL) return ts_rt_fail(c, "%s", pw_neg_bool_msg), NULL;
+  if (op == TS_PW_round_decimals && !ts_dtype_is_float(dt)) /* decimals=0 goes to round's kernel */
+    return ts_rt_fail(c, "\"%s\" not implemented for '%s'", par->i[2] ? "round_cpu" : "round_vml_cpu",
                       ts_rt_dtype_name(dt)), NULL;
-  if (op == PW_SQUARE && dt == TS_DT_BOOL) cdt = TS_DT_INT64; /* square is pow(x, 2) */
-  if (op == PW_HARDTANH || op == PW_THRESHOLD) {
+  if ((f & TS_PWR_BOOL_INT64) && dt == TS_DT_BOOL) cdt = TS_DT_INT64;
+  if (f & TS_PWR_SELF) {
     /* computed in self's dtype, the limits cast to it */
     if (!pw_check_dtype(c, op, dt)) return NULL;
-    if (op == PW_HARDTANH && dt == TS_DT_UINT8 && (par->i[0] < 0 || par->i[1] < 0))
+    if (op == TS_PW_hardtanh && dt == TS_DT_UINT8 && (par->i[0] < 0 || par->i[1] < 0))
       return ts_rt_fail(c, "cannot do hardtanh on an unsigned type with negative limits"), NULL;
     cdt = dt;
   }
@@ -873,34 +831,41 @@ static ts_rt_tensor *pw_unary(ts_rt_ctx *c, pw_op op, const pw_par *par, const t
   return pw_run(c, op, par, &arg, 1, cdt, out, mode);
 }
 
-static bool pw_k_unary(ts_rt_ctx *c, ts_rt_call *call, pw_op op, pw_mode mode) {
+/* The arguments of an overload before its out= (the whole call otherwise). */
+static uint32_t pw_nargs(const ts_rt_call *call, pw_mode mode) {
+  return call->nin - (mode == PW_OUT || mode == PW_OUTCOPY ? 1 : 0);
+}
+
+/* Layouts UNARY (Scalar parameters after self), GELU (approximate) and
+ * ROUND (decimals, when the overload has them). */
+static bool pw_k_unary(ts_rt_ctx *c, ts_rt_call *call, ts_pw_op op, pw_mode mode) {
   ts_rt_tensor *a = NULL, *out = NULL;
+  if (call->nin == 0) return ts_rt_fail(c, "pointwise kernel called without arguments");
   if (!ts_rt_arg_tensor(c, call, 0, &a) || !pw_out_arg(c, call, mode, &out)) return false;
   double p[3] = {0, 0, 0};
-  uint32_t np = call->nin - 1 - (mode == PW_OUT ? 1 : 0);
-  if (op == PW_GELU) {
+  uint32_t np = pw_nargs(call, mode) - 1;
+  ts_pw_layout layout = (ts_pw_layout)ts_pw_get(op)->layout;
+  pw_par par;
+  if (layout == TS_PWL_GELU) {
     const ts_rt_str *s = NULL;
-    if (!ts_rt_arg_str(c, call, 1, &s)) return false;
-    if (strcmp(s->data, "tanh") == 0) op = PW_GELU_TANH;
-    else if (strcmp(s->data, "none") != 0) return ts_rt_fail(c, "approximate argument must be either none or tanh.");
-    np = 0;
-  } else if (op == PW_ROUND_DEC) {
+    if (np > 0) {
+      if (!ts_rt_arg_str(c, call, 1, &s)) return false;
+      if (strcmp(s->data, "tanh") == 0) op = TS_PW_gelu_tanh;
+      else if (strcmp(s->data, "none") != 0) return ts_rt_fail(c, "approximate argument must be either none or tanh.");
+    }
+    par = pw_par3(0, 0, 0);
+  } else if (layout == TS_PWL_ROUND && np > 0) {
     int64_t dec = 0;
     if (!ts_rt_arg_int(c, call, 1, &dec)) return false;
-    p[0] = (double)dec;
-    np = 0;
-  }
-  if (np > 3) np = 3;
-  for (uint32_t k = 0; k < np; k++)
-    if (!ts_rt_arg_double(c, call, 1 + k, &p[k])) return false;
-  pw_par par = pw_par3(p[0], p[1], p[2]);
-  if (op == PW_ROUND_DEC) par.i[0] = (int64_t)p[0];
-  if (op == PW_RELU6) {
-    op = PW_HARDTANH;
-    par = pw_par3(0, 6, 0);
-  } else if (op == PW_SELU) {
-    op = PW_ELU;
-    par = pw_par3(1.6732632423543772848170429916717, 1.0507009873554804934193349852946, 1);
+    op = TS_PW_round_decimals;
+    /* p0 = 10^|decimals| (cast to the compute type), p1 its sign */
+    par = pw_par3(pow(10.0, (double)(dec < 0 ? -dec : dec)), dec < 0 ? -1 : 1, 0);
+    par.i[2] = dec;
+  } else {
+    if (np > 3) np = 3;
+    for (uint32_t k = 0; k < np; k++)
+      if (!ts_rt_arg_double(c, call, 1 + k, &p[k])) return false;
+    par = pw_par3(p[0], p[1], p[2]);
   }
   return pw_fin(c, call, mode, pw_unary(c, op, &par, a, out, mode));
 }
@@ -911,25 +876,20 @@ static bool pw_k_unary(ts_rt_ctx *c, ts_rt_call *call, pw_op op, pw_mode mode) {
 static bool pw_alpha_check(ts_rt_ctx *c, ts_dtype dt, ts_iv alpha) {
   if (alpha.tag == TS_IV_BOOL && dt != TS_DT_BOOL)
     return ts_rt_fail(c, "Boolean alpha only supported for Boolean results.");
-  if (!pw_is_float(dt) && alpha.tag == TS_IV_DOUBLE)
+  if (!ts_dtype_is_float(dt) && alpha.tag == TS_IV_DOUBLE)
     return ts_rt_fail(c, "For integral input tensors, argument alpha must not be a floating point number.");
   return true;
 }
 
-/* The binary ops with PyTorch's checks; `alpha` is None unless add/sub. */
-static ts_rt_tensor *pw_binary(ts_rt_ctx *c, pw_op op, pw_arg a, pw_arg b, ts_iv alpha, ts_rt_tensor *out,
+/* The binary ops with PyTorch's checks; `alpha` is None unless layout
+ * ALPHA (add, sub, rsub). */
+static ts_rt_tensor *pw_binary(ts_rt_ctx *c, ts_pw_op op, pw_arg a, pw_arg b, ts_iv alpha, ts_rt_tensor *out,
                                pw_mode mode) {
-  if (op == PW_RSUB) {
-    pw_arg t = a;
-    a = b;
-    b = t;
-    op = PW_SUB;
-  }
   pw_arg args[2] = {a, b};
   ts_dtype cdt = pw_args_type(args, 2);
   pw_par par = pw_par3(1, 0, 0);
-  if (op == PW_ADD || op == PW_SUB) {
-    if (op == PW_SUB) {
+  if (ts_pw_get(op)->layout == TS_PWL_ALPHA) {
+    if (op == TS_PW_sub || op == TS_PW_rsub) {
       bool ba = a.t->dtype == TS_DT_BOOL, bb = b.t->dtype == TS_DT_BOOL;
       if (ba && bb)
         return ts_rt_fail(c, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
@@ -945,26 +905,30 @@ static ts_rt_tensor *pw_binary(ts_rt_ctx *c, pw_op op, pw_arg a, pw_arg b, ts_iv
       if (alpha.tag == TS_IV_INT) par.i[0] = alpha.u.i;
     }
   }
-  if (op == PW_POW && b.wrapped && b.num.tag == TS_IV_INT && b.num.u.i < 0 && !pw_is_float(cdt))
+  if (op == TS_PW_pow && b.wrapped && b.num.tag == TS_IV_INT && b.num.u.i < 0 && !ts_dtype_is_float(cdt))
     return ts_rt_fail(c, "Integers to negative integer powers are not allowed."), NULL;
   return pw_run(c, op, &par, args, 2, cdt, out, mode);
 }
 
-static bool pw_k_binary(ts_rt_ctx *c, ts_rt_call *call, pw_op op, pw_mode mode) {
+/* Layouts BINARY, ALPHA (alpha after other) and DIV (rounding_mode after
+ * other, when the overload has one). */
+static bool pw_k_binary(ts_rt_ctx *c, ts_rt_call *call, ts_pw_op op, pw_mode mode) {
   pw_tmp tm = {{NULL}, 0};
   pw_arg a, b;
   ts_rt_tensor *out = NULL;
   ts_iv alpha = ts_iv_none();
+  ts_pw_layout layout = (ts_pw_layout)ts_pw_get(op)->layout;
+  bool extra = pw_nargs(call, mode) > 2; /* alpha or rounding_mode */
   bool ok = pw_arg_get(c, call, 0, &tm, &a) && pw_arg_get(c, call, 1, &tm, &b) && pw_out_arg(c, call, mode, &out);
-  if (ok && (op == PW_ADD || op == PW_SUB || op == PW_RSUB) && ts_rt_arg_check(c, call, 2)) alpha = call->in[2];
-  if (ok && op == PW_DIV_MODE) {
+  if (ok && layout == TS_PWL_ALPHA && extra && ts_rt_arg_check(c, call, 2)) alpha = call->in[2];
+  if (ok && layout == TS_PWL_DIV && extra) {
     ok = ts_rt_arg_check(c, call, 2);
     if (ok) {
       ts_iv m = call->in[2];
-      if (m.tag == TS_IV_NONE) op = PW_DIV;
+      if (m.tag == TS_IV_NONE) op = TS_PW_div;
       else if (m.tag != TS_IV_STR) ok = ts_rt_arg_bad(c, call, 2, "str");
-      else if (strcmp(m.u.s->data, "trunc") == 0) op = PW_DIV_TRUNC;
-      else if (strcmp(m.u.s->data, "floor") == 0) op = PW_DIV_FLOOR;
+      else if (strcmp(m.u.s->data, "trunc") == 0) op = TS_PW_div_trunc;
+      else if (strcmp(m.u.s->data, "floor") == 0) op = TS_PW_floor_divide;
       else
         ok = ts_rt_fail(c, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '%s'",
                         m.u.s->data);
@@ -977,9 +941,10 @@ static bool pw_k_binary(ts_rt_ctx *c, ts_rt_call *call, pw_op op, pw_mode mode) 
 
 /* ------------------------------------------------------- clamp kernels */
 
-/* clamp(self, min?, max?) with Scalar or Tensor bounds; which: 0 both
- * arguments (either may be None), 1 clamp_min, 2 clamp_max. */
-static bool pw_k_clamp(ts_rt_ctx *c, ts_rt_call *call, int which, pw_mode mode) {
+/* Layout CLAMP: clamp(self, min?, max?) with Scalar or Tensor bounds (either
+ * may be None), clamp_min(self, min), clamp_max(self, max). */
+static bool pw_k_clamp(ts_rt_ctx *c, ts_rt_call *call, ts_pw_op kop, pw_mode mode) {
+  int which = kop == TS_PW_clamp_min ? 1 : kop == TS_PW_clamp_max ? 2 : 0;
   pw_tmp tm = {{NULL}, 0};
   pw_arg args[3];
   ts_rt_tensor *out = NULL;
@@ -1002,7 +967,7 @@ static bool pw_k_clamp(ts_rt_ctx *c, ts_rt_call *call, int which, pw_mode mode) 
   if (ok && has_max) ok = pw_arg_get(c, call, which == 0 ? 2 : 1, &tm, &args[n++]);
   ts_rt_tensor *r = NULL;
   if (ok) {
-    pw_op op = has_min && has_max ? PW_CLAMP : has_min ? PW_CLAMP_MIN : PW_CLAMP_MAX;
+    ts_pw_op op = has_min && has_max ? TS_PW_clamp : has_min ? TS_PW_clamp_min : TS_PW_clamp_max;
     ts_dtype cdt = pw_args_type(args, n);
     /* Scalar bounds on a bool tensor: clamp_scalar_cpu has no bool kernel */
     if (cdt == TS_DT_BOOL && args[1].wrapped)
@@ -1011,10 +976,10 @@ static bool pw_k_clamp(ts_rt_ctx *c, ts_rt_call *call, int which, pw_mode mode) 
                                                                            : "clamp_max_scalar_cpu");
     /* clamp_ with Scalar bounds allows no promotion of an integral self (ATen's clamp meta) */
     ts_dtype sdt = (ts_dtype)args[0].t->dtype;
-    if (ok && mode == PW_INPLACE && args[1].wrapped && !pw_is_float(sdt) && cdt != sdt)
+    if (ok && mode == PW_INPLACE && args[1].wrapped && !ts_dtype_is_float(sdt) && cdt != sdt)
       ok = ts_rt_fail(c, "result type %s can't be cast to the desired output type %s", ts_rt_dtype_name(cdt),
                       pw_dt_cname(sdt));
-    if (ok && op == PW_CLAMP && cdt == TS_DT_BOOL) ok = ts_rt_fail(c, "\"clamp_cpu\" not implemented for 'Bool'");
+    if (ok && op == TS_PW_clamp && cdt == TS_DT_BOOL) ok = ts_rt_fail(c, "\"clamp_cpu\" not implemented for 'Bool'");
     if (ok) r = pw_run(c, op, NULL, args, n, cdt, out, mode);
   }
   pw_tmp_free(&tm);
@@ -1029,7 +994,7 @@ static bool pw_cond_check(ts_rt_ctx *c, const ts_rt_tensor *cond) {
                     ts_rt_dtype_name((ts_dtype)cond->dtype));
 }
 
-/* where(cond, self, other), self/other Tensor or Scalar. */
+/* Layout WHERE: where(cond, self, other), self/other Tensor or Scalar. */
 static bool pw_k_where(ts_rt_ctx *c, ts_rt_call *call, pw_mode mode) {
   pw_tmp tm = {{NULL}, 0};
   pw_arg args[3];
@@ -1037,7 +1002,7 @@ static bool pw_k_where(ts_rt_ctx *c, ts_rt_call *call, pw_mode mode) {
   ts_rt_tensor *r = NULL;
   if (pw_arg_get(c, call, 0, &tm, &args[0]) && pw_arg_get(c, call, 1, &tm, &args[1]) &&
       pw_arg_get(c, call, 2, &tm, &args[2]) && pw_out_arg(c, call, mode, &out) && pw_cond_check(c, args[0].t))
-    r = pw_run(c, PW_WHERE, NULL, args, 3, pw_args_type(args + 1, 2), out, mode);
+    r = pw_run(c, TS_PW_where, NULL, args, 3, pw_args_type(args + 1, 2), out, mode);
   pw_tmp_free(&tm);
   return pw_fin(c, call, mode, r);
 }
@@ -1086,7 +1051,7 @@ static ts_rt_tensor *pw_masked_fill(ts_rt_ctx *c, const ts_rt_tensor *self, cons
     if (!v) return NULL;
     args[1].t = v;
   }
-  ts_rt_tensor *r = pw_run(c, PW_WHERE, NULL, args, 3, dt, out, mode);
+  ts_rt_tensor *r = pw_run(c, TS_PW_masked_fill, NULL, args, 3, dt, out, mode);
   if (v) ts_rt_tensor_release(v);
   return r;
 }
@@ -1120,16 +1085,17 @@ static bool pw_k_lerp(ts_rt_ctx *c, ts_rt_call *call, pw_mode mode) {
     else if (!args[2].wrapped && args[2].t->dtype != dt)
       ok = ts_rt_fail(c, "expected dtype %s for `weight` but got dtype %s", pw_dt_cname(dt),
                       pw_dt_cname((ts_dtype)args[2].t->dtype));
-    else if (!pw_is_float(dt))
+    else if (!ts_dtype_is_float(dt))
       ok = ts_rt_fail(c, "\"%s\" not implemented for '%s'", args[2].wrapped ? "lerp_kernel_scalar"
                                                                             : "lerp_kernel_tensor", ts_rt_dtype_name(dt));
-    if (ok) r = pw_run(c, PW_LERP, NULL, args, 3, dt, out, mode);
+    if (ok) r = pw_run(c, TS_PW_lerp, NULL, args, 3, dt, out, mode);
   }
   pw_tmp_free(&tm);
   return pw_fin(c, call, mode, r);
 }
 
-static bool pw_k_addc(ts_rt_ctx *c, ts_rt_call *call, pw_op op, pw_mode mode) {
+/* Layout ADDC: addcmul, addcdiv (self, tensor1, tensor2, value). */
+static bool pw_k_addc(ts_rt_ctx *c, ts_rt_call *call, ts_pw_op op, pw_mode mode) {
   pw_tmp tm = {{NULL}, 0};
   pw_arg args[3];
   ts_rt_tensor *out = NULL;
@@ -1138,7 +1104,7 @@ static bool pw_k_addc(ts_rt_ctx *c, ts_rt_call *call, pw_op op, pw_mode mode) {
   bool ok = pw_arg_get(c, call, 0, &tm, &args[0]) && pw_arg_get(c, call, 1, &tm, &args[1]) &&
             pw_arg_get(c, call, 2, &tm, &args[2]) && ts_rt_arg_double(c, call, 3, &value) &&
             pw_out_arg(c, call, mode, &out);
-  if (ok && op == PW_ADDCDIV && !pw_is_float((ts_dtype)args[1].t->dtype) && !pw_is_float((ts_dtype)args[2].t->dtype))
+  if (ok && op == TS_PW_addcdiv && !ts_dtype_is_float((ts_dtype)args[1].t->dtype) && !ts_dtype_is_float((ts_dtype)args[2].t->dtype))
     ok = ts_rt_fail(c, "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
                        "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
                        "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
@@ -1160,7 +1126,7 @@ bool ts_rt_fill_(ts_rt_ctx *c, ts_rt_tensor *a, double value) {
   if (!v) return false;
   const ts_rt_tensor *in[1] = {v};
   ts_rt_tensor *o = a;
-  bool ok = pw_exec(c, PW_COPY, NULL, TS_DT_FLOAT64, (ts_dtype)a->dtype, &o, 0, in, 1);
+  bool ok = pw_exec(c, TS_PW_copy, NULL, TS_DT_FLOAT64, (ts_dtype)a->dtype, &o, 0, in, 1);
   ts_rt_tensor_release(v);
   return ok;
 }
@@ -1178,7 +1144,7 @@ static bool pw_k_fill(ts_rt_ctx *c, ts_rt_call *call) {
   if (ok) {
     const ts_rt_tensor *in[1] = {v.t};
     ts_rt_tensor *o = self;
-    ok = pw_exec(c, PW_COPY, NULL, (ts_dtype)v.t->dtype, (ts_dtype)self->dtype, &o, 0, in, 1);
+    ok = pw_exec(c, TS_PW_copy, NULL, (ts_dtype)v.t->dtype, (ts_dtype)self->dtype, &o, 0, in, 1);
   }
   pw_tmp_free(&tm);
   if (!ok) return false;
@@ -1195,50 +1161,43 @@ static bool pw_k_zero(ts_rt_ctx *c, ts_rt_call *call) {
 
 /* ------------------------------------------------- tensor_ops.h API */
 
-static const pw_op pw_unary_map[] = {
-    [TS_RT_ABS] = PW_ABS, [TS_RT_NEG] = PW_NEG, [TS_RT_EXP] = PW_EXP, [TS_RT_LOG] = PW_LOG,
-    [TS_RT_SQRT] = PW_SQRT, [TS_RT_RSQRT] = PW_RSQRT, [TS_RT_SIN] = PW_SIN, [TS_RT_COS] = PW_COS,
-    [TS_RT_TANH] = PW_TANH, [TS_RT_SIGMOID] = PW_SIGMOID, [TS_RT_RELU] = PW_RELU, [TS_RT_GELU] = PW_GELU,
-    [TS_RT_GELU_TANH] = PW_GELU_TANH, [TS_RT_SILU] = PW_SILU, [TS_RT_ERF] = PW_ERF,
-    [TS_RT_RECIPROCAL] = PW_RECIPROCAL, [TS_RT_LOGICAL_NOT] = PW_LOGICAL_NOT, [TS_RT_FLOOR] = PW_FLOOR,
-    [TS_RT_CEIL] = PW_CEIL, [TS_RT_ROUND] = PW_ROUND,
-};
-
-static const pw_op pw_binary_map[] = {
-    [TS_RT_ADD] = PW_ADD, [TS_RT_SUB] = PW_SUB, [TS_RT_MUL] = PW_MUL, [TS_RT_DIV] = PW_DIV,
-    [TS_RT_MAXIMUM] = PW_MAXIMUM, [TS_RT_MINIMUM] = PW_MINIMUM, [TS_RT_POW] = PW_POW, [TS_RT_EQ] = PW_EQ,
-    [TS_RT_NE] = PW_NE, [TS_RT_LT] = PW_LT, [TS_RT_LE] = PW_LE, [TS_RT_GT] = PW_GT, [TS_RT_GE] = PW_GE,
-    [TS_RT_LOGICAL_AND] = PW_LAND, [TS_RT_LOGICAL_OR] = PW_LOR,
-};
-
 static pw_arg pw_targ(const ts_rt_tensor *t) {
   pw_arg a = {t, false, {.u.i = 0, .tag = TS_IV_NONE}};
   return a;
 }
 
-ts_rt_tensor *ts_rt_unary_op(ts_rt_ctx *c, ts_rt_unary op, const ts_rt_tensor *a) {
-  if ((unsigned)op >= sizeof pw_unary_map / sizeof pw_unary_map[0]) return ts_rt_fail(c, "bad unary op"), NULL;
-  pw_par par = pw_par3(0, 0, 0);
-  return pw_unary(c, pw_unary_map[op], &par, a, NULL, PW_NEW);
+/* Whether op runs as ts_rt_unary_op (nin 1) or ts_rt_binary_op (nin 2). */
+static bool pw_api_op(ts_rt_ctx *c, ts_pw_op op, int nin) {
+  const ts_pw_def *d = ts_pw_get(op);
+  bool ok = d && d->nin == nin &&
+            (nin == 1 ? d->layout == TS_PWL_UNARY || d->layout == TS_PWL_GELU || d->layout == TS_PWL_ROUND
+                      : d->layout == TS_PWL_BINARY || d->layout == TS_PWL_ALPHA || d->layout == TS_PWL_DIV);
+  return ok || ts_rt_fail(c, "%s is not a %s pointwise op", d ? d->name : "?", nin == 1 ? "unary" : "binary");
 }
 
-bool ts_rt_unary_op_(ts_rt_ctx *c, ts_rt_unary op, ts_rt_tensor *a) {
-  if ((unsigned)op >= sizeof pw_unary_map / sizeof pw_unary_map[0]) return ts_rt_fail(c, "bad unary op");
+ts_rt_tensor *ts_rt_unary_op(ts_rt_ctx *c, ts_pw_op op, const ts_rt_tensor *a) {
+  if (!pw_api_op(c, op, 1)) return NULL;
   pw_par par = pw_par3(0, 0, 0);
-  ts_rt_tensor *r = pw_unary(c, pw_unary_map[op], &par, a, a, PW_INPLACE);
+  return pw_unary(c, op, &par, a, NULL, PW_NEW);
+}
+
+bool ts_rt_unary_op_(ts_rt_ctx *c, ts_pw_op op, ts_rt_tensor *a) {
+  if (!pw_api_op(c, op, 1)) return false;
+  pw_par par = pw_par3(0, 0, 0);
+  ts_rt_tensor *r = pw_unary(c, op, &par, a, a, PW_INPLACE);
   if (!r) return false;
   ts_rt_tensor_release(r);
   return true;
 }
 
-ts_rt_tensor *ts_rt_binary_op(ts_rt_ctx *c, ts_rt_binary op, const ts_rt_tensor *a, const ts_rt_tensor *b) {
-  if ((unsigned)op >= sizeof pw_binary_map / sizeof pw_binary_map[0]) return ts_rt_fail(c, "bad binary op"), NULL;
-  return pw_binary(c, pw_binary_map[op], pw_targ(a), pw_targ(b), ts_iv_none(), NULL, PW_NEW);
+ts_rt_tensor *ts_rt_binary_op(ts_rt_ctx *c, ts_pw_op op, const ts_rt_tensor *a, const ts_rt_tensor *b) {
+  if (!pw_api_op(c, op, 2)) return NULL;
+  return pw_binary(c, op, pw_targ(a), pw_targ(b), ts_iv_none(), NULL, PW_NEW);
 }
 
-bool ts_rt_binary_op_(ts_rt_ctx *c, ts_rt_binary op, ts_rt_tensor *a, const ts_rt_tensor *b) {
-  if ((unsigned)op >= sizeof pw_binary_map / sizeof pw_binary_map[0]) return ts_rt_fail(c, "bad binary op");
-  ts_rt_tensor *r = pw_binary(c, pw_binary_map[op], pw_targ(a), pw_targ(b), ts_iv_none(), a, PW_INPLACE);
+bool ts_rt_binary_op_(ts_rt_ctx *c, ts_pw_op op, ts_rt_tensor *a, const ts_rt_tensor *b) {
+  if (!pw_api_op(c, op, 2)) return false;
+  ts_rt_tensor *r = pw_binary(c, op, pw_targ(a), pw_targ(b), ts_iv_none(), a, PW_INPLACE);
   if (!r) return false;
   ts_rt_tensor_release(r);
   return true;
@@ -1246,30 +1205,30 @@ bool ts_rt_binary_op_(ts_rt_ctx *c, ts_rt_binary op, ts_rt_tensor *a, const ts_r
 
 ts_rt_tensor *ts_rt_add(ts_rt_ctx *c, const ts_rt_tensor *a, const ts_rt_tensor *b, double alpha) {
   ts_iv al = alpha == (double)(int64_t)alpha ? ts_iv_int((int64_t)alpha) : ts_iv_double(alpha);
-  if (pw_is_float((ts_dtype)a->dtype) || pw_is_float((ts_dtype)b->dtype)) al = ts_iv_double(alpha);
-  return pw_binary(c, PW_ADD, pw_targ(a), pw_targ(b), al, NULL, PW_NEW);
+  if (ts_dtype_is_float((ts_dtype)a->dtype) || ts_dtype_is_float((ts_dtype)b->dtype)) al = ts_iv_double(alpha);
+  return pw_binary(c, TS_PW_add, pw_targ(a), pw_targ(b), al, NULL, PW_NEW);
 }
 
 /* a OP s with s a Python number: integral values stay int so an integer
  * tensor keeps its dtype. */
-static ts_rt_tensor *pw_scalar_op(ts_rt_ctx *c, pw_op op, const ts_rt_tensor *a, double s) {
+static ts_rt_tensor *pw_scalar_op(ts_rt_ctx *c, ts_pw_op op, const ts_rt_tensor *a, double s) {
   pw_tmp tm = {{NULL}, 0};
   pw_arg b;
   bool integral = s == floor(s) && fabs(s) < 9.0e18;
-  ts_iv v = integral && !pw_is_float((ts_dtype)a->dtype) ? ts_iv_int((int64_t)s) : ts_iv_double(s);
+  ts_iv v = integral && !ts_dtype_is_float((ts_dtype)a->dtype) ? ts_iv_int((int64_t)s) : ts_iv_double(s);
   ts_rt_tensor *r = NULL;
   if (pw_wrap(c, &tm, v, &b)) r = pw_binary(c, op, pw_targ(a), b, ts_iv_int(1), NULL, PW_NEW);
   pw_tmp_free(&tm);
   return r;
 }
 
-ts_rt_tensor *ts_rt_mul_scalar(ts_rt_ctx *c, const ts_rt_tensor *a, double s) { return pw_scalar_op(c, PW_MUL, a, s); }
-ts_rt_tensor *ts_rt_add_scalar(ts_rt_ctx *c, const ts_rt_tensor *a, double s) { return pw_scalar_op(c, PW_ADD, a, s); }
+ts_rt_tensor *ts_rt_mul_scalar(ts_rt_ctx *c, const ts_rt_tensor *a, double s) { return pw_scalar_op(c, TS_PW_mul, a, s); }
+ts_rt_tensor *ts_rt_add_scalar(ts_rt_ctx *c, const ts_rt_tensor *a, double s) { return pw_scalar_op(c, TS_PW_add, a, s); }
 
 ts_rt_tensor *ts_rt_where(ts_rt_ctx *c, const ts_rt_tensor *cond, const ts_rt_tensor *a, const ts_rt_tensor *b) {
   if (!pw_cond_check(c, cond)) return NULL;
   pw_arg args[3] = {pw_targ(cond), pw_targ(a), pw_targ(b)};
-  return pw_run(c, PW_WHERE, NULL, args, 3, pw_args_type(args + 1, 2), NULL, PW_NEW);
+  return pw_run(c, TS_PW_where, NULL, args, 3, pw_args_type(args + 1, 2), NULL, PW_NEW);
 }
 
 ts_rt_tensor *ts_rt_masked_fill(ts_rt_ctx *c, const ts_rt_tensor *a, const ts_rt_tensor *mask, double value) {
@@ -1280,601 +1239,158 @@ ts_rt_tensor *ts_rt_masked_fill(ts_rt_ctx *c, const ts_rt_tensor *a, const ts_rt
   return r;
 }
 
+bool ts_rt_pointwise_buffer(ts_rt_ctx *c, ts_pw_op op, ts_dtype dt, void *x, int64_t n) {
+  const ts_pw_def *d = ts_pw_get(op);
+  if (!d || d->nin != 1 || (dt != TS_DT_FLOAT32 && dt != TS_DT_FLOAT64))
+    return ts_rt_fail(c, "ts_rt_pointwise_buffer: not a one-operand op on float32 or float64");
+  pw_loop L;
+  memset(&L, 0, sizeof L);
+  L.op = op;
+  L.nops = 2;
+  L.cdt = dt;
+  L.par = pw_par3(0, 0, 0);
+  if (dt == TS_DT_FLOAT64) {
+    double *ops[3] = {x, NULL, NULL};
+    pw_apply_d(&L, ops, x, n);
+  } else {
+    float *ops[3] = {x, NULL, NULL};
+    pw_apply_f(&L, ops, x, n);
+  }
+  return true;
+}
+
 /* ------------------------------------------------------- kernel table */
 
-/* One wrapper per schema: the op and the overload's argument layout. */
-static bool pw_kk_abs(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ABS, PW_NEW); }
-static bool pw_kk_abs__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ABS, PW_OUT); }
-static bool pw_kk_abs_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ABS, PW_INPLACE); }
-static bool pw_kk_neg(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_NEG, PW_NEW); }
-static bool pw_kk_neg__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_NEG, PW_OUT); }
-static bool pw_kk_neg_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_NEG, PW_INPLACE); }
-static bool pw_kk_exp(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_EXP, PW_NEW); }
-static bool pw_kk_exp__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_EXP, PW_OUT); }
-static bool pw_kk_exp_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_EXP, PW_INPLACE); }
-static bool pw_kk_log(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_LOG, PW_NEW); }
-static bool pw_kk_log__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_LOG, PW_OUT); }
-static bool pw_kk_log_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_LOG, PW_INPLACE); }
-static bool pw_kk_log2(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_LOG2, PW_NEW); }
-static bool pw_kk_log2__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_LOG2, PW_OUT); }
-static bool pw_kk_log10(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_LOG10, PW_NEW); }
-static bool pw_kk_log10__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_LOG10, PW_OUT); }
-static bool pw_kk_log1p(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_LOG1P, PW_NEW); }
-static bool pw_kk_log1p__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_LOG1P, PW_OUT); }
-static bool pw_kk_expm1(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_EXPM1, PW_NEW); }
-static bool pw_kk_expm1__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_EXPM1, PW_OUT); }
-static bool pw_kk_sqrt(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SQRT, PW_NEW); }
-static bool pw_kk_sqrt__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SQRT, PW_OUT); }
-static bool pw_kk_sqrt_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SQRT, PW_INPLACE); }
-static bool pw_kk_rsqrt(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_RSQRT, PW_NEW); }
-static bool pw_kk_rsqrt__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_RSQRT, PW_OUT); }
-static bool pw_kk_sin(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SIN, PW_NEW); }
-static bool pw_kk_sin__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SIN, PW_OUT); }
-static bool pw_kk_cos(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_COS, PW_NEW); }
-static bool pw_kk_cos__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_COS, PW_OUT); }
-static bool pw_kk_tan(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_TAN, PW_NEW); }
-static bool pw_kk_tan__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_TAN, PW_OUT); }
-static bool pw_kk_asin(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ASIN, PW_NEW); }
-static bool pw_kk_asin__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ASIN, PW_OUT); }
-static bool pw_kk_acos(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ACOS, PW_NEW); }
-static bool pw_kk_acos__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ACOS, PW_OUT); }
-static bool pw_kk_atan(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ATAN, PW_NEW); }
-static bool pw_kk_atan__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ATAN, PW_OUT); }
-static bool pw_kk_sinh(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SINH, PW_NEW); }
-static bool pw_kk_sinh__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SINH, PW_OUT); }
-static bool pw_kk_cosh(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_COSH, PW_NEW); }
-static bool pw_kk_cosh__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_COSH, PW_OUT); }
-static bool pw_kk_tanh(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_TANH, PW_NEW); }
-static bool pw_kk_tanh__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_TANH, PW_OUT); }
-static bool pw_kk_tanh_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_TANH, PW_INPLACE); }
-static bool pw_kk_sigmoid(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SIGMOID, PW_NEW); }
-static bool pw_kk_sigmoid__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SIGMOID, PW_OUT); }
-static bool pw_kk_sigmoid_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SIGMOID, PW_INPLACE); }
-static bool pw_kk_relu(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_RELU, PW_NEW); }
-static bool pw_kk_relu__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_RELU, PW_OUT); }
-static bool pw_kk_relu_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_RELU, PW_INPLACE); }
-static bool pw_kk_relu6(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_RELU6, PW_NEW); }
-static bool pw_kk_gelu(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_GELU, PW_NEW); }
-static bool pw_kk_gelu__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_GELU, PW_OUT); }
-static bool pw_kk_silu(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SILU, PW_NEW); }
-static bool pw_kk_silu__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SILU, PW_OUT); }
-static bool pw_kk_silu_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SILU, PW_INPLACE); }
-static bool pw_kk_mish(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_MISH, PW_NEW); }
-static bool pw_kk_mish__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_MISH, PW_OUT); }
-static bool pw_kk_hardswish(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_HARDSWISH, PW_NEW); }
-static bool pw_kk_hardswish__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_HARDSWISH, PW_OUT); }
-static bool pw_kk_hardswish_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_HARDSWISH, PW_INPLACE); }
-static bool pw_kk_hardsigmoid(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_HARDSIGMOID, PW_NEW); }
-static bool pw_kk_hardsigmoid__out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_unary(c, call, PW_HARDSIGMOID, PW_OUT);
+/* A row's kernel in one mode: the layout reads the overload's arguments. */
+static bool pw_k(ts_rt_ctx *c, ts_rt_call *call, ts_pw_op op, pw_mode mode) {
+  switch ((ts_pw_layout)ts_pw_get(op)->layout) {
+  case TS_PWL_UNARY: case TS_PWL_GELU: case TS_PWL_ROUND: return pw_k_unary(c, call, op, mode);
+  case TS_PWL_BINARY: case TS_PWL_ALPHA: case TS_PWL_DIV: return pw_k_binary(c, call, op, mode);
+  case TS_PWL_CLAMP: return pw_k_clamp(c, call, op, mode);
+  case TS_PWL_WHERE: return pw_k_where(c, call, mode);
+  case TS_PWL_MASKED_FILL: return pw_k_masked_fill(c, call, mode);
+  case TS_PWL_LERP: return pw_k_lerp(c, call, mode);
+  case TS_PWL_ADDC: return pw_k_addc(c, call, op, mode);
+  case TS_PWL_TYPE_AS: break;
+  }
+  return ts_rt_fail(c, "aten::%s: no pointwise kernel", ts_pw_get(op)->name);
 }
-static bool pw_kk_hardsigmoid_(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_unary(c, call, PW_HARDSIGMOID, PW_INPLACE);
-}
-static bool pw_kk_hardtanh(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_HARDTANH, PW_NEW); }
-static bool pw_kk_hardtanh__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_HARDTANH, PW_OUT); }
-static bool pw_kk_hardtanh_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_HARDTANH, PW_INPLACE); }
-static bool pw_kk_elu(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ELU, PW_NEW); }
-static bool pw_kk_elu__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ELU, PW_OUT); }
-static bool pw_kk_elu_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ELU, PW_INPLACE); }
-static bool pw_kk_selu(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SELU, PW_NEW); }
-static bool pw_kk_leaky_relu(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_LEAKY_RELU, PW_NEW); }
-static bool pw_kk_leaky_relu__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_LEAKY_RELU, PW_OUT); }
-static bool pw_kk_leaky_relu_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_LEAKY_RELU, PW_INPLACE); }
-static bool pw_kk_softplus(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SOFTPLUS, PW_NEW); }
-static bool pw_kk_softplus__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SOFTPLUS, PW_OUT); }
-static bool pw_kk_erf(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ERF, PW_NEW); }
-static bool pw_kk_erf__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ERF, PW_OUT); }
-static bool pw_kk_floor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_FLOOR, PW_NEW); }
-static bool pw_kk_floor__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_FLOOR, PW_OUT); }
-static bool pw_kk_ceil(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_CEIL, PW_NEW); }
-static bool pw_kk_ceil__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_CEIL, PW_OUT); }
-static bool pw_kk_round(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ROUND, PW_NEW); }
-static bool pw_kk_round__decimals(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ROUND_DEC, PW_NEW); }
-static bool pw_kk_round__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ROUND, PW_OUT); }
-static bool pw_kk_round__decimals_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_unary(c, call, PW_ROUND_DEC, PW_OUT);
-}
-static bool pw_kk_trunc(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_TRUNC, PW_NEW); }
-static bool pw_kk_trunc__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_TRUNC, PW_OUT); }
-static bool pw_kk_frac(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_FRAC, PW_NEW); }
-static bool pw_kk_frac__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_FRAC, PW_OUT); }
-static bool pw_kk_sign(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SIGN, PW_NEW); }
-static bool pw_kk_sign__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SIGN, PW_OUT); }
-static bool pw_kk_reciprocal(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_RECIPROCAL, PW_NEW); }
-static bool pw_kk_reciprocal__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_RECIPROCAL, PW_OUT); }
-static bool pw_kk_square(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SQUARE, PW_NEW); }
-static bool pw_kk_square__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_SQUARE, PW_OUT); }
-static bool pw_kk_logical_not(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_LOGICAL_NOT, PW_NEW); }
-static bool pw_kk_logical_not__out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_unary(c, call, PW_LOGICAL_NOT, PW_OUT);
-}
-static bool pw_kk_bitwise_not(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_BITWISE_NOT, PW_NEW); }
-static bool pw_kk_bitwise_not__out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_unary(c, call, PW_BITWISE_NOT, PW_OUT);
-}
-static bool pw_kk_isnan(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ISNAN, PW_NEW); }
-static bool pw_kk_isnan__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ISNAN, PW_OUT); }
-static bool pw_kk_isinf(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ISINF, PW_NEW); }
-static bool pw_kk_isinf__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ISINF, PW_OUT); }
-static bool pw_kk_isfinite(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_ISFINITE, PW_NEW); }
-static bool pw_kk_threshold(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_THRESHOLD, PW_NEW); }
-static bool pw_kk_threshold__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_THRESHOLD, PW_OUT); }
-static bool pw_kk_threshold_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_unary(c, call, PW_THRESHOLD, PW_INPLACE); }
-static bool pw_kk_clamp(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_clamp(c, call, 0, PW_NEW); }
-static bool pw_kk_clamp__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_clamp(c, call, 0, PW_NEW); }
-static bool pw_kk_clamp__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_clamp(c, call, 0, PW_OUT); }
-static bool pw_kk_clamp__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_clamp(c, call, 0, PW_OUT); }
-static bool pw_kk_clamp_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_clamp(c, call, 0, PW_INPLACE); }
-static bool pw_kk_clamp___Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_clamp(c, call, 0, PW_INPLACE); }
-static bool pw_kk_clamp_min(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_clamp(c, call, 1, PW_NEW); }
-static bool pw_kk_clamp_min__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_clamp(c, call, 1, PW_NEW); }
-static bool pw_kk_clamp_min__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_clamp(c, call, 1, PW_OUT); }
-static bool pw_kk_clamp_min__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_clamp(c, call, 1, PW_OUT); }
-static bool pw_kk_clamp_max(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_clamp(c, call, 2, PW_NEW); }
-static bool pw_kk_clamp_max__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_clamp(c, call, 2, PW_NEW); }
-static bool pw_kk_clamp_max__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_clamp(c, call, 2, PW_OUT); }
-static bool pw_kk_clamp_max__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_clamp(c, call, 2, PW_OUT); }
-static bool pw_kk_add__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_ADD, PW_NEW); }
-static bool pw_kk_add__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_ADD, PW_NEW); }
-static bool pw_kk_add__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_ADD, PW_OUT); }
-static bool pw_kk_add__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_ADD, PW_OUTCOPY); }
-static bool pw_kk_add___Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_ADD, PW_INPLACE); }
-static bool pw_kk_add___Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_ADD, PW_INPLACE); }
-static bool pw_kk_sub__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_SUB, PW_NEW); }
-static bool pw_kk_sub__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_SUB, PW_NEW); }
-static bool pw_kk_sub__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_SUB, PW_OUT); }
-static bool pw_kk_sub__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_SUB, PW_OUTCOPY); }
-static bool pw_kk_sub___Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_SUB, PW_INPLACE); }
-static bool pw_kk_sub___Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_SUB, PW_INPLACE); }
-static bool pw_kk_mul__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_MUL, PW_NEW); }
-static bool pw_kk_mul__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_MUL, PW_NEW); }
-static bool pw_kk_mul__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_MUL, PW_OUT); }
-static bool pw_kk_mul__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_MUL, PW_OUTCOPY); }
-static bool pw_kk_mul___Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_MUL, PW_INPLACE); }
-static bool pw_kk_mul___Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_MUL, PW_INPLACE); }
-static bool pw_kk_div__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_DIV, PW_NEW); }
-static bool pw_kk_div__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_DIV, PW_NEW); }
-static bool pw_kk_div__Tensor_mode(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_DIV_MODE, PW_NEW); }
-static bool pw_kk_div__Scalar_mode(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_DIV_MODE, PW_NEW); }
-static bool pw_kk_div__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_DIV, PW_OUT); }
-static bool pw_kk_div__out_mode(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_DIV_MODE, PW_OUT); }
-static bool pw_kk_div__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_DIV, PW_OUTCOPY); }
-static bool pw_kk_div__Scalar_mode_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_DIV_MODE, PW_OUTCOPY);
-}
-static bool pw_kk_div___Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_DIV, PW_INPLACE); }
-static bool pw_kk_div___Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_DIV, PW_INPLACE); }
-static bool pw_kk_div___Tensor_mode(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_DIV_MODE, PW_INPLACE);
-}
-static bool pw_kk_div___Scalar_mode(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_DIV_MODE, PW_INPLACE);
-}
-static bool pw_kk_remainder__Tensor(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_REMAINDER, PW_NEW);
-}
-static bool pw_kk_remainder__Scalar(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_REMAINDER, PW_NEW);
-}
-static bool pw_kk_remainder__Scalar_Tensor(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_REMAINDER, PW_NEW);
-}
-static bool pw_kk_remainder__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_REMAINDER, PW_OUT);
-}
-static bool pw_kk_remainder__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_REMAINDER, PW_OUT);
-}
-static bool pw_kk_remainder__Scalar_Tensor_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_REMAINDER, PW_OUTCOPY);
-}
-static bool pw_kk_fmod__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_FMOD, PW_NEW); }
-static bool pw_kk_fmod__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_FMOD, PW_NEW); }
-static bool pw_kk_fmod__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_FMOD, PW_OUT); }
-static bool pw_kk_fmod__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_FMOD, PW_OUT); }
-static bool pw_kk_pow__Tensor_Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_POW, PW_NEW); }
-static bool pw_kk_pow__Tensor_Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_POW, PW_NEW); }
-static bool pw_kk_pow__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_POW, PW_NEW); }
-static bool pw_kk_pow__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_POW, PW_OUT); }
-static bool pw_kk_pow__Tensor_Scalar_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_POW, PW_OUT);
-}
-static bool pw_kk_pow__Tensor_Tensor_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_POW, PW_OUT);
-}
-static bool pw_kk_maximum(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_MAXIMUM, PW_NEW); }
-static bool pw_kk_maximum__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_MAXIMUM, PW_OUT); }
-static bool pw_kk_minimum(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_MINIMUM, PW_NEW); }
-static bool pw_kk_minimum__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_MINIMUM, PW_OUT); }
-static bool pw_kk_atan2(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_ATAN2, PW_NEW); }
-static bool pw_kk_atan2__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_ATAN2, PW_OUT); }
-static bool pw_kk_floor_divide(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_DIV_FLOOR, PW_NEW); }
-static bool pw_kk_floor_divide__Scalar(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_DIV_FLOOR, PW_NEW);
-}
-static bool pw_kk_floor_divide__out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_DIV_FLOOR, PW_OUT);
-}
-static bool pw_kk_rsub__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_RSUB, PW_NEW); }
-static bool pw_kk_rsub__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_RSUB, PW_NEW); }
-static bool pw_kk_rsub__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_RSUB, PW_OUTCOPY); }
-static bool pw_kk_rsub__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_RSUB, PW_OUTCOPY); }
-static bool pw_kk_true_divide__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_DIV, PW_NEW); }
-static bool pw_kk_true_divide__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_DIV, PW_NEW); }
-static bool pw_kk_true_divide__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_DIV, PW_OUT); }
-static bool pw_kk_bitwise_and__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_BAND, PW_NEW); }
-static bool pw_kk_bitwise_and__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_BAND, PW_NEW); }
-static bool pw_kk_bitwise_and__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_BAND, PW_OUT);
-}
-static bool pw_kk_bitwise_and__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_BAND, PW_OUT);
-}
-static bool pw_kk_bitwise_and__Scalar_Tensor(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_BAND, PW_NEW);
-}
-static bool pw_kk_bitwise_and__Scalar_Tensor_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_BAND, PW_OUTCOPY);
-}
-static bool pw_kk_gcd(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_GCD, PW_NEW); }
-static bool pw_kk_gcd__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_GCD, PW_OUT); }
-static bool pw_kk_gcd_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_GCD, PW_INPLACE); }
-static bool pw_kk_bitwise_or__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_BOR, PW_NEW); }
-static bool pw_kk_bitwise_or__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_BOR, PW_NEW); }
-static bool pw_kk_bitwise_or__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_BOR, PW_OUT);
-}
-static bool pw_kk_bitwise_or__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_BOR, PW_OUT);
-}
-static bool pw_kk_bitwise_or__Scalar_Tensor(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_BOR, PW_NEW);
-}
-static bool pw_kk_bitwise_or__Scalar_Tensor_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_BOR, PW_OUTCOPY);
-}
-static bool pw_kk_bitwise_xor__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_BXOR, PW_NEW); }
-static bool pw_kk_bitwise_xor__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_BXOR, PW_NEW); }
-static bool pw_kk_bitwise_xor__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_BXOR, PW_OUT);
-}
-static bool pw_kk_bitwise_xor__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_BXOR, PW_OUT);
-}
-static bool pw_kk_bitwise_xor__Scalar_Tensor(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_BXOR, PW_NEW);
-}
-static bool pw_kk_bitwise_xor__Scalar_Tensor_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_binary(c, call, PW_BXOR, PW_OUTCOPY);
-}
-static bool pw_kk___and____Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_BAND, PW_NEW); }
-static bool pw_kk___and____Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_BAND, PW_NEW); }
-static bool pw_kk___or____Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_BOR, PW_NEW); }
-static bool pw_kk___or____Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_BOR, PW_NEW); }
-static bool pw_kk___xor____Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_BXOR, PW_NEW); }
-static bool pw_kk___xor____Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_BXOR, PW_NEW); }
-static bool pw_kk_logical_and(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_LAND, PW_NEW); }
-static bool pw_kk_logical_and__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_LAND, PW_OUT); }
-static bool pw_kk_logical_or(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_LOR, PW_NEW); }
-static bool pw_kk_logical_or__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_LOR, PW_OUT); }
-static bool pw_kk_logical_xor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_LXOR, PW_NEW); }
-static bool pw_kk_logical_xor__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_LXOR, PW_OUT); }
-static bool pw_kk_eq__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_EQ, PW_NEW); }
-static bool pw_kk_eq__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_EQ, PW_NEW); }
-static bool pw_kk_eq__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_EQ, PW_OUT); }
-static bool pw_kk_eq__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_EQ, PW_OUT); }
-static bool pw_kk_ne__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_NE, PW_NEW); }
-static bool pw_kk_ne__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_NE, PW_NEW); }
-static bool pw_kk_ne__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_NE, PW_OUT); }
-static bool pw_kk_ne__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_NE, PW_OUT); }
-static bool pw_kk_lt__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_LT, PW_NEW); }
-static bool pw_kk_lt__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_LT, PW_NEW); }
-static bool pw_kk_lt__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_LT, PW_OUT); }
-static bool pw_kk_lt__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_LT, PW_OUT); }
-static bool pw_kk_le__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_LE, PW_NEW); }
-static bool pw_kk_le__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_LE, PW_NEW); }
-static bool pw_kk_le__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_LE, PW_OUT); }
-static bool pw_kk_le__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_LE, PW_OUT); }
-static bool pw_kk_gt__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_GT, PW_NEW); }
-static bool pw_kk_gt__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_GT, PW_NEW); }
-static bool pw_kk_gt__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_GT, PW_OUT); }
-static bool pw_kk_gt__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_GT, PW_OUT); }
-static bool pw_kk_ge__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_GE, PW_NEW); }
-static bool pw_kk_ge__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_GE, PW_NEW); }
-static bool pw_kk_ge__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_GE, PW_OUT); }
-static bool pw_kk_ge__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_binary(c, call, PW_GE, PW_OUT); }
-static bool pw_kk_where__self(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_where(c, call, PW_NEW); }
-static bool pw_kk_where__ScalarOther(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_where(c, call, PW_NEW); }
-static bool pw_kk_where__ScalarSelf(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_where(c, call, PW_NEW); }
-static bool pw_kk_where__self_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_where(c, call, PW_OUT); }
-static bool pw_kk_where__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_where(c, call, PW_NEW); }
-static bool pw_kk_masked_fill__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_masked_fill(c, call, PW_NEW); }
-static bool pw_kk_masked_fill__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_masked_fill(c, call, PW_NEW); }
-static bool pw_kk_masked_fill__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_masked_fill(c, call, PW_OUTCOPY);
-}
-static bool pw_kk_masked_fill__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) {
-  return pw_k_masked_fill(c, call, PW_OUTCOPY);
-}
-static bool pw_kk_masked_fill___Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_masked_fill(c, call, PW_INPLACE); }
-static bool pw_kk_masked_fill___Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_masked_fill(c, call, PW_INPLACE); }
-static bool pw_kk_lerp__Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_lerp(c, call, PW_NEW); }
-static bool pw_kk_lerp__Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_lerp(c, call, PW_NEW); }
-static bool pw_kk_lerp__Scalar_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_lerp(c, call, PW_OUT); }
-static bool pw_kk_lerp__Tensor_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_lerp(c, call, PW_OUT); }
-static bool pw_kk_addcmul(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_addc(c, call, PW_ADDCMUL, PW_NEW); }
-static bool pw_kk_addcmul__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_addc(c, call, PW_ADDCMUL, PW_OUT); }
-static bool pw_kk_addcdiv(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_addc(c, call, PW_ADDCDIV, PW_NEW); }
-static bool pw_kk_addcdiv__out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_addc(c, call, PW_ADDCDIV, PW_OUT); }
-static bool pw_kk_fill___Scalar(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_fill(c, call); }
-static bool pw_kk_fill___Tensor(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_fill(c, call); }
-static bool pw_kk_zero_(ts_rt_ctx *c, ts_rt_call *call) { return pw_k_zero(c, call); }
 
-const ts_rt_kernel_def ts_rt_kernels_pointwise[] = {
-    {"aten::abs", pw_kk_abs},
-    {"aten::abs.out", pw_kk_abs__out},
-    {"aten::abs_", pw_kk_abs_},
-    {"aten::neg", pw_kk_neg},
-    {"aten::neg.out", pw_kk_neg__out},
-    {"aten::neg_", pw_kk_neg_},
-    {"aten::exp", pw_kk_exp},
-    {"aten::exp.out", pw_kk_exp__out},
-    {"aten::exp_", pw_kk_exp_},
-    {"aten::log", pw_kk_log},
-    {"aten::log.out", pw_kk_log__out},
-    {"aten::log_", pw_kk_log_},
-    {"aten::log2", pw_kk_log2},
-    {"aten::log2.out", pw_kk_log2__out},
-    {"aten::log10", pw_kk_log10},
-    {"aten::log10.out", pw_kk_log10__out},
-    {"aten::log1p", pw_kk_log1p},
-    {"aten::log1p.out", pw_kk_log1p__out},
-    {"aten::expm1", pw_kk_expm1},
-    {"aten::expm1.out", pw_kk_expm1__out},
-    {"aten::sqrt", pw_kk_sqrt},
-    {"aten::sqrt.out", pw_kk_sqrt__out},
-    {"aten::sqrt_", pw_kk_sqrt_},
-    {"aten::rsqrt", pw_kk_rsqrt},
-    {"aten::rsqrt.out", pw_kk_rsqrt__out},
-    {"aten::sin", pw_kk_sin},
-    {"aten::sin.out", pw_kk_sin__out},
-    {"aten::cos", pw_kk_cos},
-    {"aten::cos.out", pw_kk_cos__out},
-    {"aten::tan", pw_kk_tan},
-    {"aten::tan.out", pw_kk_tan__out},
-    {"aten::asin", pw_kk_asin},
-    {"aten::asin.out", pw_kk_asin__out},
-    {"aten::acos", pw_kk_acos},
-    {"aten::acos.out", pw_kk_acos__out},
-    {"aten::atan", pw_kk_atan},
-    {"aten::atan.out", pw_kk_atan__out},
-    {"aten::sinh", pw_kk_sinh},
-    {"aten::sinh.out", pw_kk_sinh__out},
-    {"aten::cosh", pw_kk_cosh},
-    {"aten::cosh.out", pw_kk_cosh__out},
-    {"aten::tanh", pw_kk_tanh},
-    {"aten::tanh.out", pw_kk_tanh__out},
-    {"aten::tanh_", pw_kk_tanh_},
-    {"aten::sigmoid", pw_kk_sigmoid},
-    {"aten::sigmoid.out", pw_kk_sigmoid__out},
-    {"aten::sigmoid_", pw_kk_sigmoid_},
-    {"aten::relu", pw_kk_relu},
-    {"aten::relu.out", pw_kk_relu__out},
-    {"aten::relu_", pw_kk_relu_},
-    {"aten::relu6", pw_kk_relu6},
-    {"aten::gelu", pw_kk_gelu},
-    {"aten::gelu.out", pw_kk_gelu__out},
-    {"aten::silu", pw_kk_silu},
-    {"aten::silu.out", pw_kk_silu__out},
-    {"aten::silu_", pw_kk_silu_},
-    {"aten::mish", pw_kk_mish},
-    {"aten::mish.out", pw_kk_mish__out},
-    {"aten::hardswish", pw_kk_hardswish},
-    {"aten::hardswish.out", pw_kk_hardswish__out},
-    {"aten::hardswish_", pw_kk_hardswish_},
-    {"aten::hardsigmoid", pw_kk_hardsigmoid},
-    {"aten::hardsigmoid.out", pw_kk_hardsigmoid__out},
-    {"aten::hardsigmoid_", pw_kk_hardsigmoid_},
-    {"aten::hardtanh", pw_kk_hardtanh},
-    {"aten::hardtanh.out", pw_kk_hardtanh__out},
-    {"aten::hardtanh_", pw_kk_hardtanh_},
-    {"aten::elu", pw_kk_elu},
-    {"aten::elu.out", pw_kk_elu__out},
-    {"aten::elu_", pw_kk_elu_},
-    {"aten::selu", pw_kk_selu},
-    {"aten::leaky_relu", pw_kk_leaky_relu},
-    {"aten::leaky_relu.out", pw_kk_leaky_relu__out},
-    {"aten::leaky_relu_", pw_kk_leaky_relu_},
-    {"aten::softplus", pw_kk_softplus},
-    {"aten::softplus.out", pw_kk_softplus__out},
-    {"aten::erf", pw_kk_erf},
-    {"aten::erf.out", pw_kk_erf__out},
-    {"aten::floor", pw_kk_floor},
-    {"aten::floor.out", pw_kk_floor__out},
-    {"aten::ceil", pw_kk_ceil},
-    {"aten::ceil.out", pw_kk_ceil__out},
-    {"aten::round", pw_kk_round},
-    {"aten::round.decimals", pw_kk_round__decimals},
-    {"aten::round.out", pw_kk_round__out},
-    {"aten::round.decimals_out", pw_kk_round__decimals_out},
-    {"aten::trunc", pw_kk_trunc},
-    {"aten::trunc.out", pw_kk_trunc__out},
-    {"aten::frac", pw_kk_frac},
-    {"aten::frac.out", pw_kk_frac__out},
-    {"aten::sign", pw_kk_sign},
-    {"aten::sign.out", pw_kk_sign__out},
-    {"aten::reciprocal", pw_kk_reciprocal},
-    {"aten::reciprocal.out", pw_kk_reciprocal__out},
-    {"aten::square", pw_kk_square},
-    {"aten::square.out", pw_kk_square__out},
-    {"aten::logical_not", pw_kk_logical_not},
-    {"aten::logical_not.out", pw_kk_logical_not__out},
-    {"aten::bitwise_not", pw_kk_bitwise_not},
-    {"aten::bitwise_not.out", pw_kk_bitwise_not__out},
-    {"aten::isnan", pw_kk_isnan},
-    {"aten::isnan.out", pw_kk_isnan__out},
-    {"aten::isinf", pw_kk_isinf},
-    {"aten::isinf.out", pw_kk_isinf__out},
-    {"aten::isfinite", pw_kk_isfinite},
-    {"aten::threshold", pw_kk_threshold},
-    {"aten::threshold.out", pw_kk_threshold__out},
-    {"aten::threshold_", pw_kk_threshold_},
-    {"aten::clamp", pw_kk_clamp},
-    {"aten::clamp.Tensor", pw_kk_clamp__Tensor},
-    {"aten::clamp.out", pw_kk_clamp__out},
-    {"aten::clamp.Tensor_out", pw_kk_clamp__Tensor_out},
-    {"aten::clamp_", pw_kk_clamp_},
-    {"aten::clamp_.Tensor", pw_kk_clamp___Tensor},
-    {"aten::clamp_min", pw_kk_clamp_min},
-    {"aten::clamp_min.Tensor", pw_kk_clamp_min__Tensor},
-    {"aten::clamp_min.out", pw_kk_clamp_min__out},
-    {"aten::clamp_min.Tensor_out", pw_kk_clamp_min__Tensor_out},
-    {"aten::clamp_max", pw_kk_clamp_max},
-    {"aten::clamp_max.Tensor", pw_kk_clamp_max__Tensor},
-    {"aten::clamp_max.out", pw_kk_clamp_max__out},
-    {"aten::clamp_max.Tensor_out", pw_kk_clamp_max__Tensor_out},
-    {"aten::add.Tensor", pw_kk_add__Tensor},
-    {"aten::add.Scalar", pw_kk_add__Scalar},
-    {"aten::add.out", pw_kk_add__out},
-    {"aten::add.Scalar_out", pw_kk_add__Scalar_out},
-    {"aten::add_.Tensor", pw_kk_add___Tensor},
-    {"aten::add_.Scalar", pw_kk_add___Scalar},
-    {"aten::sub.Tensor", pw_kk_sub__Tensor},
-    {"aten::sub.Scalar", pw_kk_sub__Scalar},
-    {"aten::sub.out", pw_kk_sub__out},
-    {"aten::sub.Scalar_out", pw_kk_sub__Scalar_out},
-    {"aten::sub_.Tensor", pw_kk_sub___Tensor},
-    {"aten::sub_.Scalar", pw_kk_sub___Scalar},
-    {"aten::mul.Tensor", pw_kk_mul__Tensor},
-    {"aten::mul.Scalar", pw_kk_mul__Scalar},
-    {"aten::mul.out", pw_kk_mul__out},
-    {"aten::mul.Scalar_out", pw_kk_mul__Scalar_out},
-    {"aten::mul_.Tensor", pw_kk_mul___Tensor},
-    {"aten::mul_.Scalar", pw_kk_mul___Scalar},
-    {"aten::div.Tensor", pw_kk_div__Tensor},
-    {"aten::div.Scalar", pw_kk_div__Scalar},
-    {"aten::div.Tensor_mode", pw_kk_div__Tensor_mode},
-    {"aten::div.Scalar_mode", pw_kk_div__Scalar_mode},
-    {"aten::div.out", pw_kk_div__out},
-    {"aten::div.out_mode", pw_kk_div__out_mode},
-    {"aten::div.Scalar_out", pw_kk_div__Scalar_out},
-    {"aten::div.Scalar_mode_out", pw_kk_div__Scalar_mode_out},
-    {"aten::div_.Tensor", pw_kk_div___Tensor},
-    {"aten::div_.Scalar", pw_kk_div___Scalar},
-    {"aten::div_.Tensor_mode", pw_kk_div___Tensor_mode},
-    {"aten::div_.Scalar_mode", pw_kk_div___Scalar_mode},
-    {"aten::remainder.Tensor", pw_kk_remainder__Tensor},
-    {"aten::remainder.Scalar", pw_kk_remainder__Scalar},
-    {"aten::remainder.Scalar_Tensor", pw_kk_remainder__Scalar_Tensor},
-    {"aten::remainder.Tensor_out", pw_kk_remainder__Tensor_out},
-    {"aten::remainder.Scalar_out", pw_kk_remainder__Scalar_out},
-    {"aten::remainder.Scalar_Tensor_out", pw_kk_remainder__Scalar_Tensor_out},
-    {"aten::fmod.Tensor", pw_kk_fmod__Tensor},
-    {"aten::fmod.Scalar", pw_kk_fmod__Scalar},
-    {"aten::fmod.Tensor_out", pw_kk_fmod__Tensor_out},
-    {"aten::fmod.Scalar_out", pw_kk_fmod__Scalar_out},
-    {"aten::pow.Tensor_Tensor", pw_kk_pow__Tensor_Tensor},
-    {"aten::pow.Tensor_Scalar", pw_kk_pow__Tensor_Scalar},
-    {"aten::pow.Scalar", pw_kk_pow__Scalar},
-    {"aten::pow.Scalar_out", pw_kk_pow__Scalar_out},
-    {"aten::pow.Tensor_Scalar_out", pw_kk_pow__Tensor_Scalar_out},
-    {"aten::pow.Tensor_Tensor_out", pw_kk_pow__Tensor_Tensor_out},
-    {"aten::maximum", pw_kk_maximum},
-    {"aten::maximum.out", pw_kk_maximum__out},
-    {"aten::minimum", pw_kk_minimum},
-    {"aten::minimum.out", pw_kk_minimum__out},
-    {"aten::atan2", pw_kk_atan2},
-    {"aten::atan2.out", pw_kk_atan2__out},
-    {"aten::floor_divide", pw_kk_floor_divide},
-    {"aten::floor_divide.Scalar", pw_kk_floor_divide__Scalar},
-    {"aten::floor_divide.out", pw_kk_floor_divide__out},
-    {"aten::rsub.Tensor", pw_kk_rsub__Tensor},
-    {"aten::rsub.Scalar", pw_kk_rsub__Scalar},
-    {"aten::rsub.Tensor_out", pw_kk_rsub__Tensor_out},
-    {"aten::rsub.Scalar_out", pw_kk_rsub__Scalar_out},
-    {"aten::true_divide.Tensor", pw_kk_true_divide__Tensor},
-    {"aten::true_divide.Scalar", pw_kk_true_divide__Scalar},
-    {"aten::true_divide.out", pw_kk_true_divide__out},
-    {"aten::bitwise_and.Tensor", pw_kk_bitwise_and__Tensor},
-    {"aten::bitwise_and.Scalar", pw_kk_bitwise_and__Scalar},
-    {"aten::bitwise_and.Tensor_out", pw_kk_bitwise_and__Tensor_out},
-    {"aten::bitwise_and.Scalar_out", pw_kk_bitwise_and__Scalar_out},
-    {"aten::bitwise_and.Scalar_Tensor", pw_kk_bitwise_and__Scalar_Tensor},
-    {"aten::bitwise_and.Scalar_Tensor_out", pw_kk_bitwise_and__Scalar_Tensor_out},
-    {"aten::bitwise_or.Tensor", pw_kk_bitwise_or__Tensor},
-    {"aten::bitwise_or.Scalar", pw_kk_bitwise_or__Scalar},
-    {"aten::bitwise_or.Tensor_out", pw_kk_bitwise_or__Tensor_out},
-    {"aten::bitwise_or.Scalar_out", pw_kk_bitwise_or__Scalar_out},
-    {"aten::bitwise_or.Scalar_Tensor", pw_kk_bitwise_or__Scalar_Tensor},
-    {"aten::bitwise_or.Scalar_Tensor_out", pw_kk_bitwise_or__Scalar_Tensor_out},
-    {"aten::gcd", pw_kk_gcd},
-    {"aten::gcd.out", pw_kk_gcd__out},
-    {"aten::gcd_", pw_kk_gcd_},
-    {"aten::bitwise_xor.Tensor", pw_kk_bitwise_xor__Tensor},
-    {"aten::bitwise_xor.Scalar", pw_kk_bitwise_xor__Scalar},
-    {"aten::bitwise_xor.Tensor_out", pw_kk_bitwise_xor__Tensor_out},
-    {"aten::bitwise_xor.Scalar_out", pw_kk_bitwise_xor__Scalar_out},
-    {"aten::bitwise_xor.Scalar_Tensor", pw_kk_bitwise_xor__Scalar_Tensor},
-    {"aten::bitwise_xor.Scalar_Tensor_out", pw_kk_bitwise_xor__Scalar_Tensor_out},
-    {"aten::__and__.Scalar", pw_kk___and____Scalar},
-    {"aten::__and__.Tensor", pw_kk___and____Tensor},
-    {"aten::__or__.Tensor", pw_kk___or____Tensor},
-    {"aten::__or__.Scalar", pw_kk___or____Scalar},
-    {"aten::__xor__.Tensor", pw_kk___xor____Tensor},
-    {"aten::__xor__.Scalar", pw_kk___xor____Scalar},
-    {"aten::logical_and", pw_kk_logical_and},
-    {"aten::logical_and.out", pw_kk_logical_and__out},
-    {"aten::logical_or", pw_kk_logical_or},
-    {"aten::logical_or.out", pw_kk_logical_or__out},
-    {"aten::logical_xor", pw_kk_logical_xor},
-    {"aten::logical_xor.out", pw_kk_logical_xor__out},
-    {"aten::eq.Tensor", pw_kk_eq__Tensor},
-    {"aten::eq.Scalar", pw_kk_eq__Scalar},
-    {"aten::eq.Scalar_out", pw_kk_eq__Scalar_out},
-    {"aten::eq.Tensor_out", pw_kk_eq__Tensor_out},
-    {"aten::ne.Tensor", pw_kk_ne__Tensor},
-    {"aten::ne.Scalar", pw_kk_ne__Scalar},
-    {"aten::ne.Scalar_out", pw_kk_ne__Scalar_out},
-    {"aten::ne.Tensor_out", pw_kk_ne__Tensor_out},
-    {"aten::lt.Tensor", pw_kk_lt__Tensor},
-    {"aten::lt.Scalar", pw_kk_lt__Scalar},
-    {"aten::lt.Scalar_out", pw_kk_lt__Scalar_out},
-    {"aten::lt.Tensor_out", pw_kk_lt__Tensor_out},
-    {"aten::le.Tensor", pw_kk_le__Tensor},
-    {"aten::le.Scalar", pw_kk_le__Scalar},
-    {"aten::le.Scalar_out", pw_kk_le__Scalar_out},
-    {"aten::le.Tensor_out", pw_kk_le__Tensor_out},
-    {"aten::gt.Tensor", pw_kk_gt__Tensor},
-    {"aten::gt.Scalar", pw_kk_gt__Scalar},
-    {"aten::gt.Scalar_out", pw_kk_gt__Scalar_out},
-    {"aten::gt.Tensor_out", pw_kk_gt__Tensor_out},
-    {"aten::ge.Tensor", pw_kk_ge__Tensor},
-    {"aten::ge.Scalar", pw_kk_ge__Scalar},
-    {"aten::ge.Scalar_out", pw_kk_ge__Scalar_out},
-    {"aten::ge.Tensor_out", pw_kk_ge__Tensor_out},
-    {"aten::where.self", pw_kk_where__self},
-    {"aten::where.ScalarOther", pw_kk_where__ScalarOther},
-    {"aten::where.ScalarSelf", pw_kk_where__ScalarSelf},
-    {"aten::where.self_out", pw_kk_where__self_out},
-    {"aten::where.Scalar", pw_kk_where__Scalar},
-    {"aten::masked_fill.Scalar", pw_kk_masked_fill__Scalar},
-    {"aten::masked_fill.Tensor", pw_kk_masked_fill__Tensor},
-    {"aten::masked_fill.Scalar_out", pw_kk_masked_fill__Scalar_out},
-    {"aten::masked_fill.Tensor_out", pw_kk_masked_fill__Tensor_out},
-    {"aten::masked_fill_.Scalar", pw_kk_masked_fill___Scalar},
-    {"aten::masked_fill_.Tensor", pw_kk_masked_fill___Tensor},
-    {"aten::lerp.Scalar", pw_kk_lerp__Scalar},
-    {"aten::lerp.Tensor", pw_kk_lerp__Tensor},
-    {"aten::lerp.Scalar_out", pw_kk_lerp__Scalar_out},
-    {"aten::lerp.Tensor_out", pw_kk_lerp__Tensor_out},
-    {"aten::addcmul", pw_kk_addcmul},
-    {"aten::addcmul.out", pw_kk_addcmul__out},
-    {"aten::addcdiv", pw_kk_addcdiv},
-    {"aten::addcdiv.out", pw_kk_addcdiv__out},
-    {"aten::fill_.Scalar", pw_kk_fill___Scalar},
-    {"aten::fill_.Tensor", pw_kk_fill___Tensor},
-    {"aten::zero_", pw_kk_zero_},
-    {NULL, NULL},
+/* Four wrappers per row, one per pw_mode. */
+#define TS_OP(...)
+#define TS_PWF(...)
+#define TS_PW(ns, name, ...)                                                                                     \
+  static bool pw_kk_##name##_new(ts_rt_ctx *c, ts_rt_call *call) { return pw_k(c, call, TS_PW_##name, PW_NEW); } \
+  static bool pw_kk_##name##_out(ts_rt_ctx *c, ts_rt_call *call) { return pw_k(c, call, TS_PW_##name, PW_OUT); } \
+  static bool pw_kk_##name##_inplace(ts_rt_ctx *c, ts_rt_call *call) {                                           \
+    return pw_k(c, call, TS_PW_##name, PW_INPLACE);                                                              \
+  }                                                                                                              \
+  static bool pw_kk_##name##_outcopy(ts_rt_ctx *c, ts_rt_call *call) {                                           \
+    return pw_k(c, call, TS_PW_##name, PW_OUTCOPY);                                                              \
+  }
+#include "ops.def"
+#undef TS_PW
+
+static const ts_rt_kernel_fn pw_kfns[TS_PW_COUNT][4] = {
+#define TS_PW(ns, name, ...)                                                                                     \
+  [TS_PW_##name] = {pw_kk_##name##_new, pw_kk_##name##_out, pw_kk_##name##_inplace, pw_kk_##name##_outcopy},
+#include "ops.def"
+#undef TS_PW
+#undef TS_PWF
+#undef TS_OP
 };
 
+/* Kernels of ops that are not pointwise rows. */
+static const ts_rt_kernel_def pw_other_kernels[] = {
+    {"aten::fill_.Scalar", pw_k_fill},
+    {"aten::fill_.Tensor", pw_k_fill},
+    {"aten::zero_", pw_k_zero},
+};
+
+/* The mode of schema s of row d's kind (or of its in-place kind), -1 for
+ * overloads whose kernels live elsewhere (numbers: kernels/scalar.c). */
+static int pw_schema_mode(const ts_pw_def *d, const ts_schema *s, bool inplace) {
+  if (s->vararg || s->varret || s->nrets != 1 || s->rets[0].type->kind != TS_TY_TENSOR || s->nargs == 0)
+    return -1;
+  if (inplace) return ts_op_is_inplace(s) && s->args[0].type->kind == TS_TY_TENSOR ? PW_INPLACE : -1;
+  bool tensor = false;
+  for (uint32_t i = 0; i < s->nargs; i++) tensor |= s->args[i].type->kind == TS_TY_TENSOR;
+  if (!tensor) return -1;
+  if (ts_op_is_out(s)) return ts_pw_out_is_autogen(d, s) ? PW_OUTCOPY : PW_OUT;
+  return PW_NEW;
+}
+
+/* Visits every kernel of the table: its schema and function. */
+static void pw_table_each(void (*fn)(void *arg, const ts_schema *s, ts_rt_kernel_fn k), void *arg) {
+  for (int op = 0; op < TS_PW_COUNT; op++) {
+    const ts_pw_def *d = ts_pw_get((ts_pw_op)op);
+    if (d->kind == TS_K_OTHER || d->layout == TS_PWL_TYPE_AS) continue; /* type_as is aten::to's (shape.c) */
+    for (int ip = 0; ip < 2; ip++) {
+      ts_kind k = ip ? ts_op_inplace_kind(d->kind) : d->kind;
+      uint32_t n = 0;
+      const ts_schema *const *ss = k == TS_K_OTHER ? NULL : ts_op_schemas(k, &n);
+      for (uint32_t i = 0; i < n; i++) {
+        int mode = pw_schema_mode(d, ss[i], ip);
+        if (mode >= 0) fn(arg, ss[i], pw_kfns[op][mode]);
+      }
+    }
+  }
+}
+
+typedef struct pw_table_fill {
+  ts_rt_kernel_def *defs;
+  char *names;
+  uint32_t n;
+  size_t bytes;
+} pw_table_fill;
+
+static void pw_table_count(void *arg, const ts_schema *s, ts_rt_kernel_fn k) {
+  (void)k;
+  pw_table_fill *f = arg;
+  f->n++;
+  f->bytes += strlen(s->name) + 1 + strlen(s->overload) + 1;
+}
+
+static void pw_table_put(void *arg, const ts_schema *s, ts_rt_kernel_fn k) {
+  pw_table_fill *f = arg;
+  char *name = f->names;
+  size_t len = strlen(s->name);
+  memcpy(name, s->name, len);
+  if (s->overload[0]) {
+    name[len++] = '.';
+    memcpy(name + len, s->overload, strlen(s->overload));
+    len += strlen(s->overload);
+  }
+  name[len] = '\0';
+  f->names += len + 1;
+  f->defs[f->n].schema = name;
+  f->defs[f->n].fn = k;
+  f->n++;
+}
+
+static pthread_once_t pw_table_once = PTHREAD_ONCE_INIT;
+static ts_rt_kernel_def *pw_table; /* made once, never freed */
+
+/* The table: every row's overloads with a tensor (functional, out=, in the
+ * row's in-place kind), then the other ops. */
+static void pw_table_build(void) {
+  pw_table_fill f = {NULL, NULL, 0, 0};
+  pw_table_each(pw_table_count, &f);
+  size_t nother = sizeof pw_other_kernels / sizeof pw_other_kernels[0];
+  size_t ndefs = f.n + nother + 1;
+  char *mem = malloc(ndefs * sizeof(ts_rt_kernel_def) + f.bytes);
+  if (!mem) return;
+  f.defs = (ts_rt_kernel_def *)(void *)mem;
+  f.names = mem + ndefs * sizeof(ts_rt_kernel_def);
+  f.n = 0;
+  pw_table_each(pw_table_put, &f);
+  for (size_t i = 0; i < nother; i++) f.defs[f.n++] = pw_other_kernels[i];
+  f.defs[f.n].schema = NULL;
+  f.defs[f.n].fn = NULL;
+  pw_table = f.defs;
+}
+
+const ts_rt_kernel_def *ts_rt_kernels_pointwise(void) {
+  pthread_once(&pw_table_once, pw_table_build);
+  return pw_table;
+}

@@ -381,12 +381,12 @@ static bool rd_k_min_dim(ts_rt_ctx *c, ts_rt_call *call) { return rd_k_minmax_di
 static bool rd_k_max_other(ts_rt_ctx *c, ts_rt_call *call) {
   ts_rt_tensor *a = NULL, *b = NULL;
   if (!ts_rt_arg_tensor(c, call, 0, &a) || !ts_rt_arg_tensor(c, call, 1, &b)) return false;
-  return nnu_ret(call, ts_rt_binary_op(c, TS_RT_MAXIMUM, a, b));
+  return nnu_ret(call, ts_rt_binary_op(c, TS_PW_maximum, a, b));
 }
 static bool rd_k_min_other(ts_rt_ctx *c, ts_rt_call *call) {
   ts_rt_tensor *a = NULL, *b = NULL;
   if (!ts_rt_arg_tensor(c, call, 0, &a) || !ts_rt_arg_tensor(c, call, 1, &b)) return false;
-  return nnu_ret(call, ts_rt_binary_op(c, TS_RT_MINIMUM, a, b));
+  return nnu_ret(call, ts_rt_binary_op(c, TS_PW_minimum, a, b));
 }
 
 /* amax / amin over a dim list ([] = all). */

@@ -393,7 +393,7 @@ SC_UN(sc_isfinite_f, SC_U_ISFINITE, SC_M_FLOAT)
 static bool sc_abs_tensor(ts_rt_ctx *c, ts_rt_call *call) {
   ts_rt_tensor *t = NULL;
   if (!ts_rt_arg_tensor(c, call, 0, &t)) return false;
-  ts_rt_tensor *r = ts_rt_unary_op(c, TS_RT_ABS, t);
+  ts_rt_tensor *r = ts_rt_unary_op(c, TS_PW_abs, t);
   if (!r) return false;
   call->out[0] = ts_iv_tensor(r);
   return true;

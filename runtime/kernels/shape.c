@@ -67,26 +67,6 @@ static ts_rt_tensor *sh_alias(ts_rt_ctx *c, const ts_rt_tensor *a) {
   return ts_rt_tensor_view(c, a, a->offset, a->ndim, a->sizes, a->strides);
 }
 
-/* c10::promoteTypes for the ten supported dtypes. */
-static ts_dtype sh_promote(ts_dtype a, ts_dtype b) {
-  if (a == b) return a;
-  if (a == TS_DT_BOOL) return b;
-  if (b == TS_DT_BOOL) return a;
-  bool fa = ts_rt_dtype_is_float(a), fb = ts_rt_dtype_is_float(b);
-  if (fa && !fb) return a;
-  if (fb && !fa) return b;
-  if (fa) {
-    if (a == TS_DT_FLOAT64 || b == TS_DT_FLOAT64) return TS_DT_FLOAT64;
-    return TS_DT_FLOAT32; /* float32 with a half type, or float16 with bfloat16 */
-  }
-  /* two different integer types */
-  if (a == TS_DT_UINT8 || b == TS_DT_UINT8) {
-    ts_dtype o = a == TS_DT_UINT8 ? b : a;
-    return o == TS_DT_INT8 ? TS_DT_INT16 : o;
-  }
-  return ts_dtype_size(a) > ts_dtype_size(b) ? a : b;
-}
-
 /* A new list of tensors that takes over ts[0..n) (released on failure). */
 static bool sh_put_list(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor **ts, uint32_t n) {
   ts_rt_list *l = ts_rt_list_new(c, sh_tensor_type(), n);
@@ -714,7 +694,7 @@ ts_rt_tensor *ts_rt_cat(ts_rt_ctx *c, ts_rt_tensor *const *ts, uint32_t n, int64
   ts_dtype dt = (ts_dtype)ts[0]->dtype;
   const ts_rt_tensor *ref = NULL;
   for (uint32_t i = 0; i < n; i++) {
-    dt = sh_promote(dt, (ts_dtype)ts[i]->dtype);
+    dt = ts_type_promote(dt, (ts_dtype)ts[i]->dtype);
     if (ts[i]->ndim == 0) {
       ts_rt_fail(c, "zero-dimensional tensor (at position %u) cannot be concatenated", (unsigned)i);
       return NULL;

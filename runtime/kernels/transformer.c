@@ -160,10 +160,8 @@ typedef struct tf_mask {
   const int64_t *lens; /* NULL: none */
 } tf_mask;
 
-#define TF_SQRT1_2 0.70710678118654752440
-
 /* The typed loops, for float and double. */
-#define TF_DEFINE(T, SUF, EXPF, ERFF, SQRTF)                                                                        \
+#define TF_DEFINE(T, SUF, EXPF, SQRTF)                                                                        \
   /* Softmax over the last dim of scores [B, H, L, L] with the mask. */                                             \
   static void tf_softmax_##SUF(T *sc, int64_t B, int64_t H, int64_t L, const tf_mask *mk) {                         \
     for (int64_t b = 0; b < B; b++)                                                                                 \
@@ -196,13 +194,6 @@ typedef struct tf_mask {
           for (int64_t j = 0; j < L; j++) row[j] = row[j] / sum;                                                    \
         }                                                                                                           \
   }                                                                                                                 \
-  static void tf_act_##SUF(T *x, int64_t n, bool gelu) {                                                            \
-    for (int64_t i = 0; i < n; i++) {                                                                               \
-      T v = x[i];                                                                                                   \
-      if (gelu) x[i] = v * (T)0.5 * ((T)1 + ERFF(v * (T)TF_SQRT1_2));                                                \
-      else x[i] = v > 0 ? v : (v != v ? v : (T)0);                                                                  \
-    }                                                                                                               \
-  }                                                                                                                 \
   /* dst[b, i, :] = sum_h P[b, h, i, :] / H */                                                                      \
   static void tf_avg_heads_##SUF(T *dst, const T *p, int64_t B, int64_t H, int64_t L) {                             \
     for (int64_t b = 0; b < B; b++)                                                                                 \
@@ -213,8 +204,8 @@ typedef struct tf_mask {
       }                                                                                                             \
   }
 
-TF_DEFINE(float, f32, expf, erff, sqrtf)
-TF_DEFINE(double, f64, exp, erf, sqrt)
+TF_DEFINE(float, f32, expf, sqrtf)
+TF_DEFINE(double, f64, exp, sqrt)
 
 /* Layer norm over rows of E (out may be x), float64: Welford in double. */
 static void tf_layer_norm_f64(double *out, const double *x, int64_t rows, int64_t E, const double *w,
@@ -419,6 +410,13 @@ static void tf_add_f32v(float *x, const float *y, int64_t n) {
 }
 
 /* relu in place; NaN stays NaN (the comparison is false for it). */
+static void tf_relu_f64(double *x, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    double v = x[i];
+    x[i] = v > 0 ? v : (v != v ? v : 0);
+  }
+}
+
 static void tf_relu_f32v(float *x, int64_t n) {
   int64_t n4 = n & ~(int64_t)3;
   for (int64_t i = 0; i < n4; i += 4) {
@@ -790,8 +788,9 @@ static bool tf_encoder(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor **result) {
       TF_LN(pre, res, 10, 11);
     }
     tf_linear(c, tf_pack(call, 14, f64, BL, F, E), f64, BL, F, E, fin, E, TF_D(14), TF_D(15), hid, F);
-    if (f64) tf_act_f64(hid, BLF, use_gelu);
-    else if (use_gelu) tf_act_f32(hid, BLF, true);
+    /* the exact gelu is aten::gelu's row (ir/ops.def), as the unfused layer computes it */
+    if (use_gelu) ts_rt_pointwise_buffer(c, TS_PW_gelu, f64 ? TS_DT_FLOAT64 : TS_DT_FLOAT32, hid, BLF);
+    else if (f64) tf_relu_f64(hid, BLF);
     else tf_relu_f32v(hid, BLF);
     tf_linear(c, tf_pack(call, 16, f64, BL, E, F), f64, BL, E, F, hid, F, TF_D(16), TF_D(17), res, E);
     if (f64) tf_add_f64(res, pre, BL * E);

@@ -290,6 +290,56 @@ static void test_diag(void) {
   ts_diag_free(&d);
 }
 
+/* PyTorch's dtype rules (ir/promote.c); the expected values are PyTorch
+ * 1.13's (the Python expression that gave each is beside it). */
+static void test_promote(void) {
+  TS_CHECK_INTEQ(ts_type_promote(TS_DT_UINT8, TS_DT_INT8), TS_DT_INT16); /* torch.promote_types(uint8, int8) */
+  TS_CHECK_INTEQ(ts_type_promote(TS_DT_BFLOAT16, TS_DT_FLOAT16), TS_DT_FLOAT32);
+  TS_CHECK_INTEQ(ts_type_promote(TS_DT_BOOL, TS_DT_UINT8), TS_DT_UINT8);
+  TS_CHECK_INTEQ(ts_type_promote(TS_DT_INT64, TS_DT_FLOAT16), TS_DT_FLOAT16);
+  TS_CHECK_INTEQ(ts_type_promote(TS_DT_FLOAT32, TS_DT_COMPLEX32), TS_DT_COMPLEX64);
+  TS_CHECK_INTEQ(ts_type_promote(TS_DT_INT32, TS_DT_INT32), TS_DT_INT32);
+  TS_CHECK_INTEQ(ts_type_promote(TS_DT_NONE, TS_DT_INT32), TS_DT_NONE);
+  TS_CHECK_INTEQ(ts_type_promote(TS_DT_QINT8, TS_DT_FLOAT32), TS_DT_NONE);
+  /* torch.can_cast(float32, int32), (int32, bool), (bool, uint8), (complex64, float64), (int64, float16) */
+  TS_CHECK(!ts_type_can_cast(TS_DT_FLOAT32, TS_DT_INT32));
+  TS_CHECK(!ts_type_can_cast(TS_DT_INT32, TS_DT_BOOL));
+  TS_CHECK(ts_type_can_cast(TS_DT_BOOL, TS_DT_UINT8));
+  TS_CHECK(!ts_type_can_cast(TS_DT_COMPLEX64, TS_DT_FLOAT64));
+  TS_CHECK(ts_type_can_cast(TS_DT_INT64, TS_DT_FLOAT16));
+  struct {
+    ts_dtype a;
+    ts_result_kind ka;
+    ts_dtype b;
+    ts_result_kind kb;
+    ts_dtype want;
+  } rt[] = {
+      /* torch.result_type(torch.ones(2, dtype=torch.int32), 2.5) */
+      {TS_DT_INT32, TS_RESULT_DIM, TS_DT_FLOAT64, TS_RESULT_WRAPPED, TS_DT_FLOAT32},
+      /* torch.result_type(torch.ones(2, dtype=torch.uint8), torch.tensor(5)) */
+      {TS_DT_UINT8, TS_RESULT_DIM, TS_DT_INT64, TS_RESULT_ZERO_DIM, TS_DT_UINT8},
+      /* torch.result_type(torch.ones(2, dtype=torch.float16), torch.tensor(1., dtype=torch.float64)) */
+      {TS_DT_FLOAT16, TS_RESULT_DIM, TS_DT_FLOAT64, TS_RESULT_ZERO_DIM, TS_DT_FLOAT16},
+      /* torch.result_type(torch.ones(2, dtype=torch.int32), torch.tensor(1., dtype=torch.float64)) */
+      {TS_DT_INT32, TS_RESULT_DIM, TS_DT_FLOAT64, TS_RESULT_ZERO_DIM, TS_DT_FLOAT64},
+      /* torch.result_type(torch.tensor(True), 5) */
+      {TS_DT_BOOL, TS_RESULT_ZERO_DIM, TS_DT_INT64, TS_RESULT_WRAPPED, TS_DT_INT64},
+      /* torch.result_type(torch.ones(2, dtype=torch.float16), 1j) */
+      {TS_DT_FLOAT16, TS_RESULT_DIM, TS_DT_COMPLEX128, TS_RESULT_WRAPPED, TS_DT_COMPLEX32},
+      /* torch.result_type(torch.ones(2, dtype=torch.int8), 1j) */
+      {TS_DT_INT8, TS_RESULT_DIM, TS_DT_COMPLEX128, TS_RESULT_WRAPPED, TS_DT_COMPLEX64},
+  };
+  for (size_t i = 0; i < sizeof rt / sizeof rt[0]; i++) {
+    ts_result_state st = TS_RESULT_STATE_INIT;
+    ts_result_add(&st, rt[i].a, rt[i].ka);
+    ts_result_add(&st, rt[i].b, rt[i].kb);
+    if (!TS_CHECK_INTEQ(ts_result_type(&st), rt[i].want))
+      fprintf(stderr, "  result_type case %zu\n", i);
+  }
+  ts_result_state none = TS_RESULT_STATE_INIT;
+  TS_CHECK_INTEQ(ts_result_type(&none), TS_DT_NONE);
+}
+
 int main(void) {
   TS_CHECK(ts_ops_init(NULL));
   test_arena();
@@ -300,5 +350,6 @@ int main(void) {
   test_unify();
   test_buf();
   test_diag();
+  test_promote();
   return ts_test_finish();
 }

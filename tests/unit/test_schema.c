@@ -78,20 +78,25 @@ static void test_table_roundtrip(void) {
 }
 
 /* Kind names: every entry is found by name, other names are TS_K_OTHER, and
- * ops.def keeps each namespace sorted. */
+ * ops.def keeps each namespace sorted (the in-place kind a TS_PW row
+ * declares follows its op, and is left out of the order). */
 static void test_kinds(void) {
+  const char *prev = NULL;
   for (int k = 0; k < TS_K_COUNT; k++) {
     const char *name = ts_kind_name((ts_kind)k);
     if (!TS_CHECK(name != NULL))
       continue;
     TS_CHECK_INTEQ(ts_kind_lookup(name, strlen(name)), k);
-    if (k > 0) {
-      const char *prev = ts_kind_name((ts_kind)(k - 1));
+    ts_kind base = ts_op_functional_kind((ts_kind)k);
+    if (base != TS_K_OTHER && (int)base == k - 1 && ts_pw_of_kind(base))
+      continue;
+    if (prev) {
       const char *c1 = strchr(prev, ':'), *c2 = strchr(name, ':');
       if ((c1 - prev) == (c2 - name) && strncmp(prev, name, (size_t)(c1 - prev)) == 0 &&
           !TS_CHECK(strcmp(prev, name) < 0))
         fprintf(stderr, "  ops.def out of order: %s before %s\n", prev, name);
     }
+    prev = name;
   }
   TS_CHECK_STREQ(ts_kind_name(TS_K_aten_add), "aten::add");
   TS_CHECK_STREQ(ts_kind_name(TS_K_prim_If), "prim::If");
@@ -118,6 +123,54 @@ static void test_kinds(void) {
   TS_CHECK(ts_op_find_overload(TS_K_OTHER, "") == NULL);
   uint32_t n = 99;
   TS_CHECK(ts_op_schemas(TS_K_OTHER, &n) == NULL && n == 0);
+}
+
+/* The flags ts_ops_init derives from the alias annotations, and the ones
+ * ops.def writes. */
+static void test_derived_flags(void) {
+  const ts_schema *view = ts_op_find_overload(TS_K_aten_view, "");
+  const ts_schema *chunk = ts_op_find_overload(TS_K_aten_chunk, "");
+  const ts_schema *reshape = ts_op_find_overload(TS_K_aten_reshape, "");
+  const ts_schema *to = ts_op_find_overload(TS_K_aten_to, "dtype");
+  const ts_schema *add = ts_op_find_overload(TS_K_aten_add, "Tensor");
+  const ts_schema *add_out = ts_op_find_overload(TS_K_aten_add, "out");
+  const ts_schema *add_ = ts_op_find_overload(TS_K_aten_add_, "Tensor");
+  const ts_schema *getitem = ts_op_find_overload(TS_K_aten___getitem__, "t");
+  if (!TS_CHECK(view && chunk && reshape && to && add && add_out && add_ && getitem))
+    return;
+  TS_CHECK(ts_op_is_view(view));
+  TS_CHECK(ts_op_is_view(chunk)); /* Tensor(a)[] */
+  TS_CHECK(!ts_op_is_view(reshape)); /* TS_OPF_MAY_COPY */
+  TS_CHECK(!ts_op_is_view(to));
+  TS_CHECK(!ts_op_is_view(add) && !ts_op_is_view(add_) && !ts_op_is_view(getitem));
+  TS_CHECK(ts_op_is_inplace(add_) && !ts_op_is_inplace(add) && !ts_op_is_inplace(add_out));
+  TS_CHECK(ts_op_is_out(add_out) && !ts_op_is_out(add) && !ts_op_is_out(add_));
+  TS_CHECK(!ts_op_is_view(NULL) && !ts_op_is_inplace(NULL) && !ts_op_is_out(NULL));
+  TS_CHECK(ts_op_get(TS_K_aten_view)->flags & TS_OPF_VIEW);
+  TS_CHECK(!(ts_op_get(TS_K_aten_reshape)->flags & TS_OPF_VIEW));
+  TS_CHECK(ts_op_get(TS_K_aten_reshape)->flags & TS_OPF_MAY_COPY);
+  TS_CHECK(ts_op_get(TS_K_aten_add_)->flags & TS_OPF_INPLACE);
+  TS_CHECK(ts_op_get(TS_K_aten_add)->flags & TS_OPF_OUT);
+  TS_CHECK(ts_op_get(TS_K_aten_add)->flags & TS_OPF_HAS_INPLACE);
+  TS_CHECK(!(ts_op_get(TS_K_aten_add_)->flags & TS_OPF_HAS_INPLACE));
+  TS_CHECK_INTEQ(ts_op_inplace_kind(TS_K_aten_add), TS_K_aten_add_);
+  TS_CHECK_INTEQ(ts_op_functional_kind(TS_K_aten_add_), TS_K_aten_add);
+  TS_CHECK_INTEQ(ts_op_inplace_kind(TS_K_aten_view), TS_K_OTHER);
+  TS_CHECK_INTEQ(ts_op_functional_kind(TS_K_aten_add), TS_K_OTHER);
+  TS_CHECK_INTEQ(ts_op_inplace_kind(TS_K_OTHER), TS_K_OTHER);
+  TS_CHECK(ts_op_get(TS_K_aten_dropout)->flags & TS_OPF_RANDOM);
+  TS_CHECK(!(ts_op_get(TS_K_aten_add)->flags & TS_OPF_RANDOM));
+  TS_CHECK(ts_op_get(TS_K_aten_detach)->flags & TS_OPF_GRAD_ONLY);
+  /* every kind the table pairs is X and X_, and X_ writes its self */
+  for (int k = 0; k < TS_K_COUNT; k++) {
+    ts_kind ip = ts_op_inplace_kind((ts_kind)k);
+    if (ip == TS_K_OTHER)
+      continue;
+    TS_CHECK_INTEQ(ts_op_functional_kind(ip), k);
+    TS_CHECK(ts_op_get(ip)->flags & TS_OPF_INPLACE);
+    size_t n = strlen(ts_kind_name((ts_kind)k));
+    TS_CHECK(strncmp(ts_kind_name(ip), ts_kind_name((ts_kind)k), n) == 0 && strcmp(ts_kind_name(ip) + n, "_") == 0);
+  }
 }
 
 static void test_basic(void) {
@@ -591,6 +644,7 @@ int main(void) {
   ts_arena_init(&arena, 0);
   test_table_roundtrip();
   test_kinds();
+  test_derived_flags();
   test_basic();
   test_types();
   test_alias();
