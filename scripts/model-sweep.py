@@ -2,7 +2,8 @@
 """Try tsaot on models nobody on the team wrote: a measurement, not a test.
 
     /usr/bin/python3 scripts/model-sweep.py [--build build] [--baseline OTHER_BUILD]
-        [--only resnet,regnet] [--timeout 600] [--threads 1] [--jobs 1] [--keep DIR] [--json FILE] [--list]
+        [--only resnet,regnet] [--timeout 600] [--threads 1] [--jobs 1]
+        [--total-time S] [--keep DIR] [--json FILE] [--list]
 
 For torchvision 0.14's classification, segmentation, detection, video and
 optical-flow models and torchaudio 0.13's wav2vec2/HuBERT, Conformer,
@@ -22,16 +23,19 @@ inputs), each in a temporary folder:
 
 It prints one row per model (model, how made, loads?, interpreter matches?,
 compiled matches?, reason: the first thing that went wrong), a summary per
-family, and the operators that block models, with how many models each
-blocks: the operators the frontend does not know (a model that does not
-load), the operators without a kernel that tsaot's warning lists as still
-reached after the passes, and the one a failed run names ("Could not run
-'aten::x'"), counted for models that do not run both ways. --only takes
-substrings of model names; --timeout bounds each model (making it, then
-loading, running and compiling together, for each build). --baseline runs a
-second build (before a change) on the same models, made once: both tables
-and summaries, then the models that moved. --jobs sweeps models side by
-side (rows print as they finish). Outputs compare with numpy.isclose at
+family (models, how many PyTorch made in the time limit, loaded, matched in
+the interpreter, compiled and matched), and the operators that block models,
+with how many models each blocks: the operators the frontend does not know
+(a model that does not load), the operators without a kernel that tsaot's
+warning lists as still reached after the passes, and the one a failed run
+names ("Could not run 'aten::x'"), counted for models that do not run both
+ways. --only takes substrings of model names; --timeout bounds each model
+(making it, then loading, running and compiling together, for each build).
+--baseline runs a second build (before a change) on the same models, made
+once: both tables and summaries, then the models that moved. --jobs sweeps
+models side by side (rows print as they finish); --total-time bounds the
+whole sweep (the models not done by then are named and left out of the
+summaries, and no step runs past it). Outputs compare with numpy.isclose at
 rtol 1e-3 and atol 1e-4 times the largest reference magnitude (at least 1).
 --json writes the rows (with --baseline: {"before": [...], "after": [...]}).
 Needs Debian's python3-torch, python3-torchvision, python3-torchaudio and
@@ -100,8 +104,18 @@ def video(name, t=4, size=32, **kw):
 
 def flow(name):
     def build():
-        mod = getattr(_tv().optical_flow, name)(weights=None, num_flow_updates=2)
-        return mod, [_img(64), _img(64)]
+        import torch
+
+        class Flow(torch.nn.Module):
+            # num_flow_updates is forward's argument (default 12), not the
+            # constructor's
+            def __init__(self):
+                super().__init__()
+                self.m = getattr(_tv().optical_flow, name)(weights=None)
+
+            def forward(self, a, b):
+                return self.m(a, b, num_flow_updates=2)
+        return Flow(), [_img(64), _img(64)]
     return ("optical flow", build)
 
 
@@ -315,9 +329,12 @@ def make(name, d):
 # ------------------------------------------------------------- tsaot side
 
 
+SWEEP_END = float("inf")  # --total-time: no step runs past it
+
+
 def run(cmd, cwd, deadline):
     """(exit status or None on time out, stderr+stdout text)."""
-    left = deadline - time.monotonic()
+    left = min(deadline, SWEEP_END) - time.monotonic()
     if left <= 1:
         return None, "time limit"
     try:
@@ -408,6 +425,8 @@ def make_one(name, work, timeout):
     os.makedirs(d, exist_ok=True)
     deadline = time.monotonic() + timeout
     rc, text = run([sys.executable, os.path.abspath(__file__), "--make", name, d], d, deadline)
+    if rc == 0 and not os.path.exists(os.path.join(d, "made.json")):
+        rc, text = 1, text + "\nno made.json written"
     if rc != 0:
         why = "PyTorch: " + ("time limit" if rc is None else (text.strip().splitlines() or ["?"])[-1][:150])
         return d, None, {"how": "not made", "reason": why}
@@ -486,14 +505,15 @@ def summarize(rows):
         c = collections.Counter()
         for r in rs:
             c["models"] += 1
+            c["made"] += r["how"] != "not made"
             c["loads"] += r["loads"] == "yes"
             c["interp"] += r["interp"] == "yes"
             c["compiled"] += r["compiled"] == "yes"
         tot.update(c)
-        out.append("%-15s %2d models: %2d load, %2d match in the interpreter, %2d compiled" %
-                   (fam, c["models"], c["loads"], c["interp"], c["compiled"]))
-    out.append("%-15s %2d models: %2d load, %2d match in the interpreter, %2d compiled" %
-               ("all", tot["models"], tot["loads"], tot["interp"], tot["compiled"]))
+        out.append("%-15s %2d models (%2d made by PyTorch): %2d load, %2d match in the interpreter, %2d compiled" %
+                   (fam, c["models"], c["made"], c["loads"], c["interp"], c["compiled"]))
+    out.append("%-15s %2d models (%2d made by PyTorch): %2d load, %2d match in the interpreter, %2d compiled" %
+               ("all", tot["models"], tot["made"], tot["loads"], tot["interp"], tot["compiled"]))
     return out
 
 
@@ -523,6 +543,8 @@ def main():
                     help="seconds per model: for making it, and for each build's steps together")
     ap.add_argument("--threads", type=int, default=1, help="tsaot-run --threads")
     ap.add_argument("--jobs", type=int, default=1, help="models swept side by side")
+    ap.add_argument("--total-time", type=float, default=0,
+                    help="seconds for the whole sweep: models not started by then are left out (0: no limit)")
     ap.add_argument("--keep", help="work in this folder and keep it (default: a temporary folder)")
     ap.add_argument("--json", help="also write the rows here")
     ap.add_argument("--list", action="store_true", help="list the models and exit")
@@ -555,9 +577,15 @@ def main():
     else:
         print(fmt % ("model", "made", "loads", "interp", "compiled", "reason"))
     lock = threading.Lock()
+    skipped = []
+    if args.total_time:
+        global SWEEP_END
+        SWEEP_END = time.monotonic() + args.total_time
 
     def one(n):
         t0 = time.monotonic()
+        if t0 >= SWEEP_END:
+            return None
         d, made, not_made = make_one(n, work, args.timeout)
         got = {}
         for tag, b in builds:
@@ -565,6 +593,8 @@ def main():
             r = sweep_one(n, d, made, not_made, b, tag, args)
             r["seconds"] = round(time.monotonic() - t1 + (t1 - t0 if tag == builds[0][0] else 0), 1)
             got[tag] = r
+        if time.monotonic() >= SWEEP_END and any("time limit" in r["reason"] for r in got.values()):
+            return None  # cut short by --total-time: left out, not a result
         with lock:
             for tag, _ in builds:
                 r = got[tag]
@@ -578,12 +608,19 @@ def main():
         # models side by side (--jobs), rows printed as they finish, the
         # summaries in the list's order
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            for got in list(pool.map(one, names)):
+            for n, got in zip(names, list(pool.map(one, names))):
+                if got is None:
+                    skipped.append(n)
+                    continue
                 for tag, _ in builds:
                     rows[tag].append(got[tag])
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
+    if skipped:
+        print()
+        print("not swept (--total-time %g s ran out; left out of the summaries): %s" %
+              (args.total_time, ", ".join(skipped)))
     for tag, b in builds:
         report("%s (%s):" % (tag, b) if args.baseline else None, rows[tag])
     if args.baseline:
