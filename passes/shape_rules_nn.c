@@ -875,6 +875,49 @@ static void sr_cosine_similarity(ts_sr_call *c) {
   ts_sr_set(c, 0, &out);
 }
 
+/* cdist / _cdist_forward / _euclidean_dist(x1 [*, r1, m], x2 [*, r2, m]):
+ * [broadcast *, r1, r2], x1's dtype, contiguous */
+static void sr_cdist(ts_sr_call *c) {
+  ts_sr_shape a, b, out;
+  if (!ts_sr_tensor(c, 0, &a) || !ts_sr_tensor(c, 1, &b))
+    return;
+  sr_like(&out, &a);
+  if (c->node->kind == TS_K_aten__euclidean_dist && a.dtype != b.dtype)
+    out.dtype = TS_DT_NONE;
+  if ((a.rank >= 0 && a.rank < 2) || (b.rank >= 0 && b.rank < 2))
+    return;
+  if (a.rank >= 2 && b.rank >= 2) {
+    ts_sr_shape ba = a, bb = b;
+    ba.rank = a.rank - 2, bb.rank = b.rank - 2;
+    if (!ts_sr_broadcast(&ba, &bb))
+      return;
+    out.rank = ba.rank + 2;
+    memcpy(out.sizes, ba.sizes, (size_t)ba.rank * sizeof *ba.sizes);
+    out.sizes[ba.rank] = a.sizes[a.rank - 2];
+    out.sizes[ba.rank + 1] = b.sizes[b.rank - 2];
+    ts_sr_contiguous(&out);
+  }
+  ts_sr_set(c, 0, &out);
+}
+
+/* embedding_bag & co (weight [num, D], indices, offsets [K], ...,
+ * include_last_offset at 7): output 0 [K - include_last_offset, D] in the
+ * weight's dtype (the other three depend on the mode and ATen's fast path) */
+static void sr_embedding_bag(ts_sr_call *c) {
+  ts_sr_shape w, off, out;
+  bool last;
+  if (!ts_sr_tensor(c, 0, &w) || !ts_sr_tensor(c, 2, &off))
+    return;
+  sr_like(&out, &w);
+  if (w.rank == 2 && off.rank == 1 && off.sizes[0] >= 0 && ts_sr_bool(c, 7, &last)) {
+    out.rank = 2;
+    out.sizes[0] = off.sizes[0] - (last ? 1 : 0) >= 0 ? off.sizes[0] - (last ? 1 : 0) : 0;
+    out.sizes[1] = w.sizes[1];
+    ts_sr_contiguous(&out);
+  }
+  ts_sr_set(c, 0, &out);
+}
+
 /* The upsample family: upsample_nearest1d/2d/3d(self, output_size,
  * scales...), _upsample_nearest_exact*, upsample_linear1d /
  * bilinear2d / trilinear3d / bicubic2d and the _aa forms (self,
@@ -1158,6 +1201,13 @@ const ts_sr_def ts_sr_rules_nn[] = {
     {"aten::prelu", sr_prelu},
     {"aten::glu", sr_glu},
     {"aten::cosine_similarity", sr_cosine_similarity},
+    {"aten::cdist", sr_cdist},
+    {"aten::_cdist_forward", sr_cdist},
+    {"aten::_euclidean_dist", sr_cdist},
+    {"aten::embedding_bag", sr_embedding_bag},
+    {"aten::embedding_bag.padding_idx", sr_embedding_bag},
+    {"aten::_embedding_bag", sr_embedding_bag},
+    {"aten::_embedding_bag_forward_only", sr_embedding_bag},
     {"aten::upsample_nearest1d", sr_upsample},
     {"aten::upsample_nearest1d.vec", sr_upsample},
     {"aten::upsample_nearest2d", sr_upsample},

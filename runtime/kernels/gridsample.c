@@ -92,9 +92,6 @@ typedef struct gs_job {
     if (!isfinite(v) || v > (T)INT32_MAX - 1 || v < (T)INT32_MIN + 1) return (T)-100;                                 \
     return v;                                                                                                         \
   }                                                                                                                   \
-  static T gs_at2_##S(const T *p, int64_t H, int64_t W, int64_t y, int64_t x) {                                       \
-    return y >= 0 && y < H && x >= 0 && x < W ? p[y * W + x] : (T)0;                                                  \
-  }                                                                                                                   \
   /* a bicubic tap: its coordinate padded on its own, then read if inside */                                         \
   static T gs_tap_##S(const T *p, int64_t H, int64_t W, T y, T x, int pad, bool align) {                              \
     x = gs_pad2_##S(x, W, pad, align), y = gs_pad2_##S(y, H, pad, align);                                             \
@@ -110,9 +107,52 @@ typedef struct gs_job {
     x = x + 1;                                                                                                        \
     c[3] = ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;                                                                 \
   }                                                                                                                   \
+  /* 2-d bilinear over points [b, e) in blocks within one image: each                                               \
+   * point's corner offsets (-1 outside) and weights first, then every                                               \
+   * channel's block of outputs, so that the writes run in order */                                                  \
+  static void gs_bil2_##S(const gs_job *j, int64_t b, int64_t e) {                                                    \
+    enum { BLK = 256 };                                                                                               \
+    int64_t off[BLK][4];                                                                                              \
+    T wt[BLK][4];                                                                                                     \
+    int64_t npts = j->OH * j->OW, plane = j->H * j->W;                                                                \
+    for (int64_t q0 = b; q0 < e;) {                                                                                   \
+      int64_t n = q0 / npts, pt0 = q0 % npts, cnt = e - q0;                                                           \
+      if (cnt > BLK) cnt = BLK;                                                                                       \
+      if (cnt > npts - pt0) cnt = npts - pt0;                                                                         \
+      for (int64_t k = 0; k < cnt; k++) {                                                                             \
+        const T *g = (const T *)j->g + (q0 + k) * 2;                                                                  \
+        T ix = gs_pad2_##S(gs_unnorm2_##S(g[0], j->W, j->align), j->W, j->pad, j->align);                             \
+        T iy = gs_pad2_##S(gs_unnorm2_##S(g[1], j->H, j->align), j->H, j->pad, j->align);                             \
+        T fx = (T)floor((double)ix), fy = (T)floor((double)iy);                                                       \
+        T w = ix - fx, ee = 1 - w, nn = iy - fy, ss = 1 - nn;                                                         \
+        wt[k][0] = ss * ee, wt[k][1] = ss * w, wt[k][2] = nn * ee, wt[k][3] = nn * w;                                 \
+        /* NaN or huge coordinates fail every bound check: those corners read 0 */                                  \
+        bool ok = fx == fx && fy == fy && fabs((double)fx) < 1e18 && fabs((double)fy) < 1e18;                         \
+        int64_t x0 = ok ? (int64_t)fx : -2, y0 = ok ? (int64_t)fy : -2;                                               \
+        for (int c4 = 0; c4 < 4; c4++) {                                                                              \
+          int64_t xx = x0 + (c4 & 1), yy = y0 + (c4 >> 1);                                                            \
+          off[k][c4] = xx >= 0 && xx < j->W && yy >= 0 && yy < j->H ? yy * j->W + xx : -1;                            \
+        }                                                                                                             \
+      }                                                                                                               \
+      for (int64_t ch = 0; ch < j->C; ch++) {                                                                         \
+        const T *p = (const T *)j->x + (n * j->C + ch) * plane;                                                       \
+        T *yo = (T *)j->y + (n * j->C + ch) * npts + pt0;                                                             \
+        for (int64_t k = 0; k < cnt; k++) {                                                                           \
+          T v0 = off[k][0] >= 0 ? p[off[k][0]] : (T)0, v1 = off[k][1] >= 0 ? p[off[k][1]] : (T)0;                     \
+          T v2 = off[k][2] >= 0 ? p[off[k][2]] : (T)0, v3 = off[k][3] >= 0 ? p[off[k][3]] : (T)0;                     \
+          yo[k] = v0 * wt[k][0] + v1 * wt[k][1] + v2 * wt[k][2] + v3 * wt[k][3];                                      \
+        }                                                                                                             \
+      }                                                                                                               \
+      q0 += cnt;                                                                                                      \
+    }                                                                                                                 \
+  }                                                                                                                   \
   /* output points [b, e) of N * OD * OH * OW, all channels each */                                                 \
   static void gs_run_##S(void *arg, int64_t b, int64_t e) {                                                           \
     const gs_job *j = arg;                                                                                            \
+    if (j->nsp == 2 && j->mode == GS_BILINEAR) {                                                                      \
+      gs_bil2_##S(j, b, e);                                                                                           \
+      return;                                                                                                         \
+    }                                                                                                                 \
     int64_t npts = j->OD * j->OH * j->OW, plane = j->D * j->H * j->W;                                                 \
     for (int64_t q = b; q < e; q++) {                                                                                 \
       int64_t n = q / npts, pt = q % npts;                                                                            \
@@ -149,18 +189,7 @@ typedef struct gs_job {
           for (int64_t ch = 0; ch < j->C; ch++) y[ch * npts] = in ? x[ch * plane + at] : (T)0;                       \
           continue;                                                                                                   \
         }                                                                                                             \
-        T fx = (T)floor((double)ix), fy = (T)floor((double)iy);                                                       \
-        T w = ix - fx, ee = 1 - w, nn = iy - fy, ss = 1 - nn;                                                         \
-        T nw = ss * ee, ne = ss * w, sw = nn * ee, se = nn * w;                                                       \
-        /* NaN coordinates fail every bound check: all four corners read 0 */                                       \
-        bool ok = fx == fx && fy == fy;                                                                               \
-        int64_t x0 = ok && fabs((double)fx) < 1e18 ? (int64_t)fx : -2, y0 = ok && fabs((double)fy) < 1e18 ? (int64_t)fy : -2; \
-        for (int64_t ch = 0; ch < j->C; ch++) {                                                                       \
-          const T *p = x + ch * plane;                                                                                \
-          y[ch * npts] = gs_at2_##S(p, j->H, j->W, y0, x0) * nw + gs_at2_##S(p, j->H, j->W, y0, x0 + 1) * ne +       \
-                         gs_at2_##S(p, j->H, j->W, y0 + 1, x0) * sw + gs_at2_##S(p, j->H, j->W, y0 + 1, x0 + 1) * se; \
-        }                                                                                                             \
-        continue;                                                                                                     \
+        continue; /* bilinear: gs_bil2 */                                                                           \
       }                                                                                                               \
       T ix = gs_src3_##S(g[0], j->W, j->pad, j->align), iy = gs_src3_##S(g[1], j->H, j->pad, j->align);               \
       T iz = gs_src3_##S(g[2], j->D, j->pad, j->align);                                                               \
@@ -217,17 +246,19 @@ static bool gs_k(ts_rt_ctx *c, ts_rt_call *call, int nsp) {
                       (int)(x->ndim - 2), gsz);
   for (int32_t i = 2; i < x->ndim; i++)
     if (x->sizes[i] <= 0)
-      return ts_rt_fail(c, "grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes %s "
-                           "with dimension %d being empty",
+      return ts_rt_fail(c, "grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
+                           "sizes %s with dimension %d being empty",
                         xs, (int)i);
   if (x->ndim != nsp + 2 || g->ndim != x->ndim)
     return ts_rt_fail(c, "grid_sampler(): expected %dD input and grid with same number of dimensions, but got input "
                          "with sizes %s and grid with sizes %s",
                       (int)(nsp + 2), xs, gsz);
-  if (nsp == 3 && mode == GS_BICUBIC) return ts_rt_fail(c, "grid_sampler(): bicubic interpolation only supports 4D input");
+  if (nsp == 3 && mode == GS_BICUBIC)
+    return ts_rt_fail(c, "grid_sampler(): bicubic interpolation only supports 4D input");
   ts_dtype dt = (ts_dtype)x->dtype;
   if (g->dtype != dt)
-    return ts_rt_fail(c, "expected scalar type %s but found %s", ts_rt_dtype_name(dt), ts_rt_dtype_name((ts_dtype)g->dtype));
+    return ts_rt_fail(c, "expected scalar type %s but found %s", ts_rt_dtype_name(dt),
+                      ts_rt_dtype_name((ts_dtype)g->dtype));
   if (dt != TS_DT_FLOAT32 && dt != TS_DT_FLOAT64) {
     if (nsp == 2) return ts_rt_fail(c, "grid_sampler_2d_cpu not implemented for %s", ts_rt_dtype_name(dt));
     return nnu_not_impl(c, "grid_sampler3d_cpu", dt);
@@ -288,7 +319,8 @@ static bool gs_k_affine_grid(ts_rt_ctx *c, ts_rt_call *call) {
   char ss[256];
   nnu_shape_str(ss, sizeof ss, (int32_t)n, size);
   for (uint32_t i = 0; i < n; i++)
-    if (size[i] < 0) return ts_rt_fail(c, "Trying to create tensor with negative dimension %lld: %s", (long long)size[i], ss);
+    if (size[i] < 0)
+      return ts_rt_fail(c, "Trying to create tensor with negative dimension %lld: %s", (long long)size[i], ss);
   int64_t pts = 0;
   if (!nnu_mul(D, H, &pts) || !nnu_mul(pts, W, &pts) || !nnu_mul(pts, N, &pts) || pts > INT64_MAX / 8)
     return ts_rt_fail(c, "affine_grid_generator: size %s too large", ss);
@@ -297,7 +329,8 @@ static bool gs_k_affine_grid(ts_rt_ctx *c, ts_rt_call *call) {
     return ts_rt_fail(c, "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
   if (th->ndim != 3) return ts_rt_fail(c, "batch2 must be a 3D tensor");
   if (th->sizes[0] != N || th->sizes[2] != nsp + 1)
-    return ts_rt_fail(c, "Expected size for first two dimensions of batch2 tensor to be: [%lld, %d] but got: [%lld, %lld].",
+    return ts_rt_fail(c, "Expected size for first two dimensions of batch2 tensor to be: [%lld, %d] but got: [%lld, "
+                         "%lld].",
                       (long long)N, nsp + 1, (long long)th->sizes[0], (long long)th->sizes[2]);
   if (th->sizes[1] != nsp) {
     int64_t osz[5] = {N, D, H, W, nsp};

@@ -1,12 +1,15 @@
 /* runtime/kernels/nnmisc.c: aten::im2col and col2im (F.unfold / F.fold),
- * pixel_shuffle and pixel_unshuffle, prelu, glu and cosine_similarity, as
- * PyTorch 1.13's CPU kernels compute them (checks in ATen's order and
- * words).
+ * pixel_shuffle and pixel_unshuffle, prelu, glu, cosine_similarity and
+ * cdist (with _cdist_forward and _euclidean_dist), as PyTorch 1.13's CPU
+ * kernels compute them (checks in ATen's order and words).
  *
  * im2col, pixel_shuffle and pixel_unshuffle move elements by their size;
  * col2im sums each output pixel's columns in ATen's order (channel-kernel
- * rows outermost, then block rows and columns), in the tensor's dtype; glu and cosine_similarity are
- * composed from runtime/tensor_ops.h the way ATen composes them. */
+ * rows outermost, then block rows and columns), in the tensor's dtype; glu,
+ * cosine_similarity and cdist's matmul form for p = 2 are composed from
+ * runtime/tensor_ops.h the way ATen composes them; cdist's direct form sums
+ * each pair of rows in order (ATen sums in vector lanes: last-bit
+ * differences). */
 #include <math.h>
 
 #include "nn_util.h"
@@ -64,6 +67,18 @@ typedef struct nm_fold_job {
   ts_dtype dt;
 } nm_fold_job;
 
+/* one output row of im2col: the source row's elements at x0 + col * sw, 0
+ * outside */
+#define NM_IM2COL_ROW(U)                                                                                              \
+  do {                                                                                                                 \
+    const U *s_ = (const U *)src;                                                                                      \
+    U *o_ = (U *)o;                                                                                                    \
+    for (int64_t col = 0; col < j->ow; col++) {                                                                        \
+      int64_t ix = x0 + col * j->sw;                                                                                   \
+      o_[col] = ix >= 0 && ix < j->W ? s_[ix] : (U)0;                                                                  \
+    }                                                                                                                  \
+  } while (0)
+
 /* im2col over (image, channel) pairs [b, e): each writes its kh * kw rows
  * of oh * ow columns */
 static void nm_im2col_run(void *arg, int64_t b, int64_t e) {
@@ -83,13 +98,13 @@ static void nm_im2col_run(void *arg, int64_t b, int64_t e) {
             continue;
           }
           const char *src = x + (size_t)(iy * j->W) * j->es;
-          for (int64_t col = 0; col < j->ow; col++) {
-            int64_t ix = col * j->sw - j->pw + jj * j->dw;
-            if (ix < 0 || ix >= j->W)
-              memset(o + (size_t)col * j->es, 0, j->es);
-            else
-              memcpy(o + (size_t)col * j->es, src + (size_t)ix * j->es, j->es);
-          }
+          int64_t x0 = jj * j->dw - j->pw;
+          if (j->es == 4)
+            NM_IM2COL_ROW(uint32_t);
+          else if (j->es == 8)
+            NM_IM2COL_ROW(uint64_t);
+          else
+            NM_IM2COL_ROW(uint16_t);
         }
       }
   }
@@ -123,7 +138,8 @@ static bool nm_k_im2col(ts_rt_ctx *c, ts_rt_call *call) {
     return ts_rt_fail(c, "Given input with spatial size (%lld, %lld), kernel_size=(%lld, %lld), dilation=(%lld, %lld), "
                          "padding=(%lld, %lld), calculated shape of the array of sliding blocks as (%lld, %lld), but "
                          "its components must be at least one.",
-                      (long long)H, (long long)H, /* sic: ATen prints the height twice */ (long long)k[0], (long long)k[1], (long long)d[0], (long long)d[1],
+                      /* sic: ATen prints the height twice */
+                      (long long)H, (long long)H, (long long)k[0], (long long)k[1], (long long)d[0], (long long)d[1],
                       (long long)p[0], (long long)p[1], (long long)oh, (long long)ow);
   ts_dtype dt = (ts_dtype)x->dtype;
   if (!nm_fold_dtype(dt)) return nnu_not_impl(c, "im2col_out_cpu", dt);
@@ -162,7 +178,8 @@ static bool nm_k_im2col(ts_rt_ctx *c, ts_rt_call *call) {
             if (iy < 0 || iy >= j->H) continue;                                                                        \
             for (int64_t col = 0; col < j->ow; col++) {                                                                \
               int64_t ix = col * j->sw - j->pw + jj * j->dw;                                                           \
-              if (ix >= 0 && ix < j->W) STORE(y[iy * j->W + ix], LOAD(y[iy * j->W + ix]) + LOAD(row[r * j->ow + col])); \
+              if (ix >= 0 && ix < j->W)                                                                                \
+                STORE(y[iy * j->W + ix], LOAD(y[iy * j->W + ix]) + LOAD(row[r * j->ow + col]));                        \
             }                                                                                                          \
           }                                                                                                            \
         }                                                                                                              \
@@ -241,6 +258,29 @@ static bool nm_k_col2im(ts_rt_ctx *c, ts_rt_call *call) {
   return nnu_ret(call, y);
 }
 
+/* One image of pixel_shuffle / pixel_unshuffle in elements of type U, the
+ * output written in order (n counts them) */
+#define NM_SHUFFLE_IMAGE(U)                                                                                           \
+  do {                                                                                                                 \
+    const U *s_ = (const U *)src + off;                                                                                \
+    U *d_ = (U *)dst;                                                                                                  \
+    if (up) {                                                                                                          \
+      for (int64_t ch = 0; ch < C / rr; ch++)                                                                          \
+        for (int64_t h = 0; h < H; h++)                                                                                \
+          for (int64_t i = 0; i < r; i++)                                                                              \
+            for (int64_t w = 0; w < W; w++) {                                                                          \
+              const U *q_ = s_ + (ch * rr + i * r) * sC + h * sH + w * sW;                                             \
+              for (int64_t jj = 0; jj < r; jj++) d_[n++] = q_[jj * sC];                                                \
+            }                                                                                                          \
+    } else {                                                                                                           \
+      for (int64_t ch = 0; ch < C; ch++)                                                                               \
+        for (int64_t i = 0; i < r; i++)                                                                                \
+          for (int64_t jj = 0; jj < r; jj++)                                                                           \
+            for (int64_t h = 0; h < H / r; h++)                                                                        \
+              for (int64_t w = 0; w < W / r; w++) d_[n++] = s_[ch * sC + (h * r + i) * sH + (w * r + jj) * sW];       \
+    }                                                                                                                  \
+  } while (0)
+
 /* pixel_shuffle (up) / pixel_unshuffle: [*, C, H, W] viewed as the six
  * dims ATen permutes, copied into a new contiguous tensor */
 static bool nm_shuffle(ts_rt_ctx *c, ts_rt_call *call, bool up) {
@@ -288,8 +328,8 @@ static bool nm_shuffle(ts_rt_ctx *c, ts_rt_call *call, bool up) {
   size_t es = ts_dtype_size((ts_dtype)x->dtype);
   const char *src = ts_rt_tensor_data(x);
   char *dst = ts_rt_tensor_data(y);
-  /* the input's strides, batch dims flattened where they allow (else an
-   * index walk over them) */
+  /* read through the input's strides (any layout); batch dims walked by
+   * index */
   int64_t sC = x->strides[nd - 3], sH = x->strides[nd - 2], sW = x->strides[nd - 1];
   int64_t n = 0;
   for (int64_t b = 0; b < B; b++) {
@@ -298,25 +338,14 @@ static bool nm_shuffle(ts_rt_ctx *c, ts_rt_call *call, bool up) {
       off += (rem % x->sizes[i]) * x->strides[i];
       rem /= x->sizes[i];
     }
-    if (up) {
-      int64_t oc = C / rr;
-      for (int64_t ch = 0; ch < oc; ch++)
-        for (int64_t h = 0; h < H; h++)
-          for (int64_t i = 0; i < r; i++)
-            for (int64_t w = 0; w < W; w++)
-              for (int64_t j = 0; j < r; j++, n++)
-                memcpy(dst + (size_t)n * es, src + (size_t)(off + (ch * rr + i * r + j) * sC + h * sH + w * sW) * es,
-                       es);
-    } else {
-      int64_t h0 = H / r, w0 = W / r;
-      for (int64_t ch = 0; ch < C; ch++)
-        for (int64_t i = 0; i < r; i++)
-          for (int64_t j = 0; j < r; j++)
-            for (int64_t h = 0; h < h0; h++)
-              for (int64_t w = 0; w < w0; w++, n++)
-                memcpy(dst + (size_t)n * es,
-                       src + (size_t)(off + ch * sC + (h * r + i) * sH + (w * r + j) * sW) * es, es);
-    }
+    if (es == 4)
+      NM_SHUFFLE_IMAGE(uint32_t);
+    else if (es == 8)
+      NM_SHUFFLE_IMAGE(uint64_t);
+    else if (es == 2)
+      NM_SHUFFLE_IMAGE(uint16_t);
+    else
+      NM_SHUFFLE_IMAGE(uint8_t);
   }
   return nnu_ret(call, y);
 }
@@ -447,6 +476,308 @@ static bool nm_k_cosine_similarity(ts_rt_ctx *c, ts_rt_call *call) {
   return nnu_ret(call, y);
 }
 
+/* _euclidean_dist(x1, x2): sqrt(max(0, [-2 x1, |x1|^2, 1] . [x2, 1, |x2|^2]^T))
+ * as ATen composes it (one matmul; batch dims broadcast) */
+static ts_rt_tensor *nm_euclid(ts_rt_ctx *c, const ts_rt_tensor *x1, const ts_rt_tensor *x2) {
+  int64_t last = -1;
+  ts_rt_tensor *sq1 = ts_rt_binary_op(c, TS_RT_MUL, x1, x1);
+  ts_rt_tensor *n1 = sq1 ? ts_rt_sum(c, sq1, &last, 1, true, TS_DT_NONE) : NULL;
+  ts_rt_tensor *sq2 = n1 ? ts_rt_binary_op(c, TS_RT_MUL, x2, x2) : NULL;
+  ts_rt_tensor *n2 = sq2 ? ts_rt_sum(c, sq2, &last, 1, true, TS_DT_NONE) : NULL;
+  ts_rt_tensor *one1 = n2 ? ts_rt_tensor_new(c, (ts_dtype)n1->dtype, n1->ndim, n1->sizes, false) : NULL;
+  ts_rt_tensor *one2 = one1 ? ts_rt_tensor_new(c, (ts_dtype)n2->dtype, n2->ndim, n2->sizes, false) : NULL;
+  bool ok = one2 && ts_rt_fill_(c, one1, 1) && ts_rt_fill_(c, one2, 1);
+  ts_rt_tensor *m2 = ok ? ts_rt_mul_scalar(c, x1, -2) : NULL;
+  ts_rt_tensor *a = NULL, *b = NULL, *bt = NULL, *r = NULL, *z = NULL, *y = NULL;
+  if (m2) {
+    ts_rt_tensor *pa[3] = {m2, n1, one1}, *pb[3] = {(ts_rt_tensor *)x2, one2, n2};
+    a = ts_rt_cat(c, pa, 3, -1);
+    b = a ? ts_rt_cat(c, pb, 3, -1) : NULL;
+  }
+  bt = b ? ts_rt_transpose(c, b, -1, -2) : NULL;
+  r = bt ? ts_rt_matmul(c, a, bt) : NULL;
+  z = r ? ts_rt_tensor_new(c, (ts_dtype)r->dtype, 0, NULL, true) : NULL;
+  ts_rt_tensor *cl = z ? ts_rt_binary_op(c, TS_RT_MAXIMUM, r, z) : NULL;
+  y = cl ? ts_rt_unary_op(c, TS_RT_SQRT, cl) : NULL;
+  ts_rt_tensor *rel[] = {sq1, n1, sq2, n2, one1, one2, m2, a, b, bt, r, z, cl};
+  for (size_t i = 0; i < sizeof rel / sizeof *rel; i++)
+    if (rel[i]) ts_rt_tensor_release(rel[i]);
+  return y;
+}
+
+/* The direct distance of rows a and b over m columns, as ATen's cdist
+ * kernel defines it for p = 0, 1, 2, inf and others, summed in T. */
+#define NM_DIST(S, T)                                                                                                  \
+  static T nm_dist_##S(const T *a, const T *b, int64_t m, T p) {                                                     \
+    T agg = 0;                                                                                                         \
+    if (p == 0) {                                                                                                      \
+      for (int64_t k = 0; k < m; k++) agg += (T)(a[k] - b[k] != 0);                                                   \
+      return agg;                                                                                                      \
+    }                                                                                                                  \
+    if (p == 1) {                                                                                                      \
+      for (int64_t k = 0; k < m; k++) agg += (T)fabs((double)(a[k] - b[k]));                                          \
+      return agg;                                                                                                      \
+    }                                                                                                                  \
+    if (p == 2) {                                                                                                      \
+      for (int64_t k = 0; k < m; k++) agg += (a[k] - b[k]) * (a[k] - b[k]);                                           \
+      return (T)sqrt((double)agg);                                                                                     \
+    }                                                                                                                  \
+    if (isinf(p)) {                                                                                                    \
+      for (int64_t k = 0; k < m; k++) {                                                                                \
+        T d = (T)fabs((double)(a[k] - b[k]));                                                                          \
+        agg = d > agg || d != d ? d : agg;                                                                             \
+      }                                                                                                                \
+      return agg;                                                                                                      \
+    }                                                                                                                  \
+    for (int64_t k = 0; k < m; k++) agg += (T)pow(fabs((double)(a[k] - b[k])), (double)p);                           \
+    return (T)pow((double)agg, 1.0 / (double)p);                                                                       \
+  }
+NM_DIST(f32, float)
+NM_DIST(f64, double)
+
+/* cdist / _cdist_forward (direct: 0) / _euclidean_dist (2) */
+static bool nm_cdist(ts_rt_ctx *c, ts_rt_call *call, int form) {
+  ts_rt_tensor *x1 = NULL, *x2 = NULL;
+  double p = 2;
+  int64_t mode = 0;
+  bool have_mode = false;
+  if (!ts_rt_arg_tensor(c, call, 0, &x1) || !ts_rt_arg_tensor(c, call, 1, &x2)) return false;
+  if (form != 2 && (!ts_rt_arg_double(c, call, 2, &p) || !ts_rt_arg_opt_int(c, call, 3, &mode, &have_mode)))
+    return false;
+  if (form == 2) {
+    ts_iv ops[2] = {call->in[0], call->in[1]};
+    ts_dtype rt = ts_rt_result_type(ops, 2);
+    if (rt != TS_DT_FLOAT32 && rt != TS_DT_FLOAT64 && rt != TS_DT_FLOAT16 && rt != TS_DT_BFLOAT16)
+      return ts_rt_fail(c, "result type Float can't be cast to the desired output type %s", ts_rt_dtype_name(rt));
+    return nnu_ret(call, nm_euclid(c, x1, x2));
+  }
+  if (x1->ndim < 2) return ts_rt_fail(c, "cdist only supports at least 2D tensors, X1 got: %dD", (int)x1->ndim);
+  if (x2->ndim < 2) return ts_rt_fail(c, "cdist only supports at least 2D tensors, X2 got: %dD", (int)x2->ndim);
+  int64_t m = x1->sizes[x1->ndim - 1], r1 = x1->sizes[x1->ndim - 2], r2 = x2->sizes[x2->ndim - 2];
+  if (m != x2->sizes[x2->ndim - 1])
+    return ts_rt_fail(c, "X1 and X2 must have the same number of columns. X1: %lld X2: %lld", (long long)m,
+                      (long long)x2->sizes[x2->ndim - 1]);
+  ts_dtype d1 = (ts_dtype)x1->dtype, d2 = (ts_dtype)x2->dtype;
+  bool fl1 = d1 == TS_DT_FLOAT32 || d1 == TS_DT_FLOAT64 || d1 == TS_DT_FLOAT16 || d1 == TS_DT_BFLOAT16;
+  bool fl2 = d2 == TS_DT_FLOAT32 || d2 == TS_DT_FLOAT64 || d2 == TS_DT_FLOAT16 || d2 == TS_DT_BFLOAT16;
+  if (!fl1) return ts_rt_fail(c, "cdist only supports floating-point dtypes, X1 got: %s", ts_rt_dtype_name(d1));
+  if (!fl2) return ts_rt_fail(c, "cdist only supports floating-point dtypes, X2 got: %s", ts_rt_dtype_name(d2));
+  if (!(p >= 0)) return ts_rt_fail(c, "cdist only supports non-negative p values");
+  if (have_mode && (mode < 0 || mode > 2))
+    return ts_rt_fail(c, "possible modes: 0, 1, 2, but was: %lld", (long long)mode);
+  int64_t b1[TS_RT_MAX_DIMS], bs[TS_RT_MAX_DIMS];
+  int32_t bn = 0;
+  if (!ts_rt_broadcast_shapes(c, x1->ndim - 2, x1->sizes, x2->ndim - 2, x2->sizes, &bn, b1)) return false;
+  int64_t B = 1;
+  for (int32_t i = 0; i < bn; i++) B *= b1[i];
+  memcpy(bs, b1, (size_t)bn * sizeof *bs);
+  bs[bn] = r1, bs[bn + 1] = r2;
+  int32_t on = bn + 2;
+  if (r1 == 0 || r2 == 0 || B == 0) return nnu_ret(call, ts_rt_tensor_new(c, d1, on, bs, false));
+  if (m == 0) return nnu_ret(call, ts_rt_tensor_new(c, d1, on, bs, true));
+  if (d1 == TS_DT_FLOAT16 || d1 == TS_DT_BFLOAT16) return nnu_not_impl(c, "cdist", d1);
+  if (d2 != d1)
+    return ts_rt_fail(c, "expected scalar type %s but found %s", ts_rt_dtype_name(d1), ts_rt_dtype_name(d2));
+  if (form == 1 && p == 2 && (mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25)))) {
+    ts_rt_tensor *y = nm_euclid(c, x1, x2);
+    if (y && y->ndim != on) { /* unbatched operands broadcast to batch dims of 1 */
+      ts_rt_tensor *v = ts_rt_view(c, y, on, bs);
+      ts_rt_tensor_release(y);
+      y = v;
+    }
+    return nnu_ret(call, y);
+  }
+  /* both expanded to the batch dims, made contiguous */
+  int64_t e1[TS_RT_MAX_DIMS], e2[TS_RT_MAX_DIMS];
+  memcpy(e1, b1, (size_t)bn * sizeof *e1), memcpy(e2, b1, (size_t)bn * sizeof *e2);
+  e1[bn] = r1, e1[bn + 1] = m, e2[bn] = r2, e2[bn + 1] = m;
+  ts_rt_tensor *v1 = ts_rt_expand(c, x1, on, e1);
+  ts_rt_tensor *v2 = v1 ? ts_rt_expand(c, x2, on, e2) : NULL;
+  ts_rt_tensor *c1 = v2 ? ts_rt_tensor_contiguous(c, v1) : NULL;
+  ts_rt_tensor *c2 = c1 ? ts_rt_tensor_contiguous(c, v2) : NULL;
+  ts_rt_tensor *y = c2 ? ts_rt_tensor_new(c, d1, on, bs, false) : NULL;
+  if (y) {
+    for (int64_t b = 0; b < B; b++)
+      for (int64_t i = 0; i < r1; i++)
+        for (int64_t j = 0; j < r2; j++) {
+          int64_t o = (b * r1 + i) * r2 + j;
+          if (d1 == TS_DT_FLOAT32)
+            ((float *)ts_rt_tensor_data(y))[o] =
+                nm_dist_f32((const float *)ts_rt_tensor_data(c1) + (b * r1 + i) * m,
+                            (const float *)ts_rt_tensor_data(c2) + (b * r2 + j) * m, m, (float)p);
+          else
+            ((double *)ts_rt_tensor_data(y))[o] =
+                nm_dist_f64((const double *)ts_rt_tensor_data(c1) + (b * r1 + i) * m,
+                            (const double *)ts_rt_tensor_data(c2) + (b * r2 + j) * m, m, p);
+        }
+  }
+  ts_rt_tensor *rel[] = {v1, v2, c1, c2};
+  for (size_t i = 0; i < 4; i++)
+    if (rel[i]) ts_rt_tensor_release(rel[i]);
+  return nnu_ret(call, y);
+}
+
+static bool nm_k_cdist(ts_rt_ctx *c, ts_rt_call *call) { return nm_cdist(c, call, 1); }
+static bool nm_k_cdist_forward(ts_rt_ctx *c, ts_rt_call *call) { return nm_cdist(c, call, 0); }
+static bool nm_k_euclidean_dist(ts_rt_ctx *c, ts_rt_call *call) { return nm_cdist(c, call, 2); }
+
+/* embedding_bag / _embedding_bag / _embedding_bag_forward_only: (output
+ * [B, D], offset2bag, bag_size, max_indices) as ATen 1.13's CPU kernel
+ * gives them: bags [offsets[b], offsets[b + 1]) (the last to the end of
+ * indices; with include_last_offset B = len(offsets) - 1), padding_idx rows
+ * skipped and not counted; sum (times per_sample_weights), mean (sum /
+ * count, 0 for an empty bag), max (the first greatest, its row index in
+ * max_indices). offset2bag is empty on ATen's fast sum path (float32 or
+ * float16 weight with unit column stride and no padding_idx), else each
+ * index's bag (by ATen's index_add + cumsum of the offsets); bag_size is the
+ * count for mean and max, zeros for sum (shaped like offsets in the
+ * forward-only form, which embedding_bag calls); max_indices [B, D] for max, bag_size
+ * for mean, zeros for sum (the same shape as bag_size). Sums run in index order in the weight's dtype
+ * (float for float16, rounded once). */
+static bool nm_embedding_bag(ts_rt_ctx *c, ts_rt_call *call, bool pad_arg, bool pad_opt, bool fwd_only) {
+  ts_rt_tensor *w = NULL, *idx = NULL, *off = NULL, *psw = NULL;
+  int64_t mode = 0, pad = -1;
+  bool last = false, have_pad = true;
+  if (!ts_rt_arg_tensor(c, call, 0, &w) || !ts_rt_arg_tensor(c, call, 1, &idx) ||
+      !ts_rt_arg_tensor(c, call, 2, &off) || !ts_rt_arg_int(c, call, 4, &mode) ||
+      !ts_rt_arg_opt_tensor(c, call, 6, &psw) || !ts_rt_arg_bool(c, call, 7, &last))
+    return false;
+  if (pad_arg && !(pad_opt ? ts_rt_arg_opt_int(c, call, 8, &pad, &have_pad) : ts_rt_arg_int(c, call, 8, &pad)))
+    return false;
+  if (!have_pad) pad = -1;
+  ts_dtype wd = (ts_dtype)w->dtype, id = (ts_dtype)idx->dtype, od = (ts_dtype)off->dtype;
+  if (id != TS_DT_INT64 && id != TS_DT_INT32)
+    return ts_rt_fail(c, "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, "
+                         "Int; but got torch.%sTensor instead (while checking arguments for embedding_bag)",
+                      ts_rt_dtype_name(id));
+  if (od != TS_DT_INT64 && od != TS_DT_INT32)
+    return ts_rt_fail(c, "Expected tensor for argument #1 'offsets' to have one of the following scalar types: Long, "
+                         "Int; but got torch.%sTensor instead (while checking arguments for embedding_bag)",
+                      ts_rt_dtype_name(od));
+  if (wd != TS_DT_FLOAT32 && wd != TS_DT_FLOAT64 && wd != TS_DT_FLOAT16)
+    return ts_rt_fail(c, "Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, "
+                         "Float, Double; but got torch.%sTensor instead (while checking arguments for embedding_bag)",
+                      ts_rt_dtype_name(wd));
+  if (psw && mode != 0) return ts_rt_fail(c, "embedding_bag: per_sample_weights only supported with mode='sum'");
+  if (mode < 0 || mode > 2) return ts_rt_fail(c, "embedding_bag: unknown mode %lld", (long long)mode);
+  /* shapes this kernel takes: weight [num, D], indices and offsets 1-d */
+  if (w->ndim != 2 || idx->ndim != 1 || off->ndim != 1)
+    return ts_rt_fail(c, "embedding_bag: expected a 2-D weight and 1-D indices and offsets, got %d-D, %d-D and %d-D",
+                      (int)w->ndim, (int)idx->ndim, (int)off->ndim);
+  int64_t n = idx->sizes[0], noff = off->sizes[0], num = w->sizes[0], D = w->sizes[1];
+  int64_t B = noff - (last ? 1 : 0);
+  if (B < 0) B = 0;
+  if (psw && (psw->ndim != 1 || psw->sizes[0] != n || psw->dtype != w->dtype))
+    return ts_rt_fail(c, "embedding_bag: per_sample_weights must be 1-D with one %s per index",
+                      ts_rt_dtype_name(wd));
+  int64_t *o = ts_rt_malloc((size_t)(noff + 1) * sizeof *o);
+  if (!o) return ts_rt_fail(c, "out of memory");
+  for (int64_t b = 0; b < noff; b++)
+    o[b] = ts_rt_load_i64((const char *)ts_rt_tensor_data(off) + (size_t)(b * off->strides[0]) * ts_dtype_size(od), od);
+  bool ok = true;
+  if (noff > 0 && o[0] != 0)
+    ok = ts_rt_fail(c, "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position "
+                       "0. However, got %lld",
+                    (long long)o[0]);
+  else if (noff > 0 && o[noff - 1] > n)
+    ok = ts_rt_fail(c, "offsets[-1] can not be greater than input's length %lld but got offsets[-1] of %lld",
+                    (long long)n, (long long)o[noff - 1]);
+  for (int64_t b = 1; ok && b < noff; b++)
+    if (o[b] < o[b - 1])
+      ok = ts_rt_fail(c, "embedding_bag: offsets must be non-decreasing, offsets[%lld] = %lld is below offsets[%lld] = "
+                         "%lld",
+                      (long long)b, (long long)o[b], (long long)(b - 1), (long long)o[b - 1]);
+  for (int64_t i = 0; ok && i < n; i++) {
+    int64_t v =
+        ts_rt_load_i64((const char *)ts_rt_tensor_data(idx) + (size_t)(i * idx->strides[0]) * ts_dtype_size(id), id);
+    if (v < 0 || v >= num)
+      ok = ts_rt_fail(c, "embedding_bag: index %lld is out of bounds for a weight of %lld rows", (long long)v,
+                      (long long)num);
+  }
+  if (!ok) {
+    ts_rt_free(o);
+    return false;
+  }
+  o[noff] = n;
+  bool fast = mode == 0 && (wd == TS_DT_FLOAT32 || wd == TS_DT_FLOAT16) && (D <= 1 || w->strides[1] == 1) && pad < 0;
+  int64_t osz[2] = {B, D}, o2b_n = fast ? 0 : n;
+  ts_rt_tensor *y = ts_rt_tensor_new(c, wd, 2, osz, true);
+  ts_rt_tensor *o2b = y ? ts_rt_tensor_new(c, od, 1, &o2b_n, true) : NULL;
+  /* sum's bag_size and max_indices: zeros, shaped like offsets in the
+   * forward-only form (which embedding_bag calls) */
+  int64_t bsz[2] = {mode == 0 && fwd_only ? noff : B, D};
+  ts_rt_tensor *bs = o2b ? ts_rt_tensor_new(c, od, 1, bsz, true) : NULL;
+  ts_rt_tensor *mi = bs ? ts_rt_tensor_new(c, od, mode == 2 ? 2 : 1, bsz, true) : NULL;
+  double *acc = mi ? ts_rt_malloc((size_t)(D + 1) * sizeof *acc) : NULL;
+  if (!acc) {
+    ts_rt_free(o);
+    ts_rt_tensor *rel[] = {y, o2b, bs, mi};
+    for (int i = 0; i < 4; i++)
+      if (rel[i]) ts_rt_tensor_release(rel[i]);
+    return mi ? ts_rt_fail(c, "out of memory") : false;
+  }
+  if (!fast) { /* index_add_(ones at offsets), [0] -= 1, cumsum */
+    int64_t run = 0;
+    for (int64_t i = 0, b = 0; i < n; i++) {
+      int64_t hits = 0;
+      for (; b < noff && o[b] <= i; b++) hits += o[b] == i;
+      run += hits - (i == 0 ? 1 : 0);
+      ts_rt_store_i64((char *)ts_rt_tensor_data(o2b) + (size_t)i * ts_dtype_size(od), od, run);
+    }
+  }
+  const char *wp = ts_rt_tensor_data(w), *ip = ts_rt_tensor_data(idx);
+  const char *pp = psw ? ts_rt_tensor_data(psw) : NULL;
+  size_t wes = ts_dtype_size(wd);
+  for (int64_t b = 0; b < B; b++) {
+    int64_t cnt = 0;
+    for (int64_t k = 0; k < D; k++) acc[k] = 0;
+    for (int64_t i = o[b]; i < o[b + 1]; i++) {
+      int64_t v = ts_rt_load_i64(ip + (size_t)(i * idx->strides[0]) * ts_dtype_size(id), id);
+      if (v == pad) continue;
+      double sw = pp ? ts_rt_load_f64(pp + (size_t)(i * psw->strides[0]) * wes, wd) : 1;
+      for (int64_t k = 0; k < D; k++) {
+        double e = ts_rt_load_f64(wp + (size_t)(v * w->strides[0] + k * w->strides[1]) * wes, wd);
+        if (mode == 2) {
+          if (cnt == 0 || e > acc[k]) {
+            acc[k] = e;
+            ts_rt_store_i64((char *)ts_rt_tensor_data(mi) + (size_t)(b * D + k) * ts_dtype_size(od), od, v);
+          }
+        } else if (wd == TS_DT_FLOAT64) {
+          acc[k] += pp ? e * sw : e;
+        } else { /* float arithmetic for float32 and float16 */
+          acc[k] = (double)((float)acc[k] + (pp ? (float)e * (float)sw : (float)e));
+        }
+      }
+      cnt++;
+    }
+    for (int64_t k = 0; k < D; k++) {
+      double r = acc[k];
+      if (mode == 1 && cnt > 0) r = wd == TS_DT_FLOAT64 ? r / (double)cnt : (double)((float)r / (float)cnt);
+      ts_rt_store_f64((char *)ts_rt_tensor_data(y) + (size_t)(b * D + k) * wes, wd, r);
+    }
+    if (mode != 0) {
+      ts_rt_store_i64((char *)ts_rt_tensor_data(bs) + (size_t)b * ts_dtype_size(od), od, cnt);
+      if (mode == 1) ts_rt_store_i64((char *)ts_rt_tensor_data(mi) + (size_t)b * ts_dtype_size(od), od, cnt);
+    }
+  }
+  ts_rt_free(o);
+  ts_rt_free(acc);
+  call->out[0] = ts_iv_tensor(y), call->out[1] = ts_iv_tensor(o2b), call->out[2] = ts_iv_tensor(bs),
+  call->out[3] = ts_iv_tensor(mi);
+  return true;
+}
+
+static bool nm_k_embedding_bag(ts_rt_ctx *c, ts_rt_call *call) { return nm_embedding_bag(c, call, false, false, true); }
+static bool nm_k_embedding_bag_pad(ts_rt_ctx *c, ts_rt_call *call) {
+  return nm_embedding_bag(c, call, true, true, true);
+}
+static bool nm_k__embedding_bag(ts_rt_ctx *c, ts_rt_call *call) {
+  return nm_embedding_bag(c, call, true, false, false);
+}
+static bool nm_k__embedding_bag_fwd(ts_rt_ctx *c, ts_rt_call *call) {
+  return nm_embedding_bag(c, call, true, false, true);
+}
+
 const ts_rt_kernel_def ts_rt_kernels_nnmisc[] = {
     {"aten::im2col", nm_k_im2col},
     {"aten::col2im", nm_k_col2im},
@@ -455,5 +786,12 @@ const ts_rt_kernel_def ts_rt_kernels_nnmisc[] = {
     {"aten::prelu", nm_k_prelu},
     {"aten::glu", nm_k_glu},
     {"aten::cosine_similarity", nm_k_cosine_similarity},
+    {"aten::cdist", nm_k_cdist},
+    {"aten::_cdist_forward", nm_k_cdist_forward},
+    {"aten::_euclidean_dist", nm_k_euclidean_dist},
+    {"aten::embedding_bag", nm_k_embedding_bag},
+    {"aten::embedding_bag.padding_idx", nm_k_embedding_bag_pad},
+    {"aten::_embedding_bag", nm_k__embedding_bag},
+    {"aten::_embedding_bag_forward_only", nm_k__embedding_bag_fwd},
     {NULL, NULL},
 };
