@@ -480,9 +480,9 @@ static bool nm_k_cosine_similarity(ts_rt_ctx *c, ts_rt_call *call) {
  * as ATen composes it (one matmul; batch dims broadcast) */
 static ts_rt_tensor *nm_euclid(ts_rt_ctx *c, const ts_rt_tensor *x1, const ts_rt_tensor *x2) {
   int64_t last = -1;
-  ts_rt_tensor *sq1 = ts_rt_binary_op(c, TS_RT_MUL, x1, x1);
+  ts_rt_tensor *sq1 = ts_rt_binary_op(c, TS_PW_mul, x1, x1);
   ts_rt_tensor *n1 = sq1 ? ts_rt_sum(c, sq1, &last, 1, true, TS_DT_NONE) : NULL;
-  ts_rt_tensor *sq2 = n1 ? ts_rt_binary_op(c, TS_RT_MUL, x2, x2) : NULL;
+  ts_rt_tensor *sq2 = n1 ? ts_rt_binary_op(c, TS_PW_mul, x2, x2) : NULL;
   ts_rt_tensor *n2 = sq2 ? ts_rt_sum(c, sq2, &last, 1, true, TS_DT_NONE) : NULL;
   ts_rt_tensor *one1 = n2 ? ts_rt_tensor_new(c, (ts_dtype)n1->dtype, n1->ndim, n1->sizes, false) : NULL;
   ts_rt_tensor *one2 = one1 ? ts_rt_tensor_new(c, (ts_dtype)n2->dtype, n2->ndim, n2->sizes, false) : NULL;
@@ -497,8 +497,8 @@ static ts_rt_tensor *nm_euclid(ts_rt_ctx *c, const ts_rt_tensor *x1, const ts_rt
   bt = b ? ts_rt_transpose(c, b, -1, -2) : NULL;
   r = bt ? ts_rt_matmul(c, a, bt) : NULL;
   z = r ? ts_rt_tensor_new(c, (ts_dtype)r->dtype, 0, NULL, true) : NULL;
-  ts_rt_tensor *cl = z ? ts_rt_binary_op(c, TS_RT_MAXIMUM, r, z) : NULL;
-  y = cl ? ts_rt_unary_op(c, TS_RT_SQRT, cl) : NULL;
+  ts_rt_tensor *cl = z ? ts_rt_binary_op(c, TS_PW_maximum, r, z) : NULL;
+  y = cl ? ts_rt_unary_op(c, TS_PW_sqrt, cl) : NULL;
   ts_rt_tensor *rel[] = {sq1, n1, sq2, n2, one1, one2, m2, a, b, bt, r, z, cl};
   for (size_t i = 0; i < sizeof rel / sizeof *rel; i++)
     if (rel[i]) ts_rt_tensor_release(rel[i]);
