@@ -30,6 +30,7 @@ extern const ts_rt_kernel_def ts_rt_kernels_scan[];
 extern const ts_rt_kernel_def ts_rt_kernels_gridsample[];
 extern const ts_rt_kernel_def ts_rt_kernels_nnmisc[];
 extern const ts_rt_kernel_def ts_rt_kernels_einsum[];
+extern const ts_rt_kernel_def ts_rt_kernels_vision[];
 
 static const ts_rt_kernel_def *const ts_k_tables[] = {
     ts_rt_kernels_pointwise, ts_rt_kernels_reduce, ts_rt_kernels_nn,   ts_rt_kernels_shape,
@@ -39,6 +40,7 @@ static const ts_rt_kernel_def *const ts_k_tables[] = {
     ts_rt_kernels_pool3d,    ts_rt_kernels_upsample, ts_rt_kernels_gridsample,
     ts_rt_kernels_nnmisc,
     ts_rt_kernels_einsum,
+    ts_rt_kernels_vision,
 };
 
 /* One slot of the schema -> kernel hash (open addressing, linear probing). */
