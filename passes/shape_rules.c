@@ -5,7 +5,8 @@
  * factories, joins and splits, indexing), shape_rules_nn.c (reductions,
  * matrix products, convolution, pooling, normalisation, recurrent cells)
  * and shape_rules_tensor.c (writes through indices, gathers, scans,
- * layouts: index_put, take, meshgrid, tril, repeat_interleave, ...).
+ * layouts: index_put, take, meshgrid, tril, repeat_interleave, ...) and
+ * shape_rules_vision.c (torchvision's nms, roi_align, roi_pool).
  * Each file exports one table whose entries name exactly one schema of
  * ir/ops.def, as the kernel tables do; ts_sr_init binds them once and
  * refuses unknown names and schemas with two rules. In-place and out=
@@ -25,7 +26,8 @@
 
 /* ------------------------------------------------------------ registry */
 
-static const ts_sr_def *ts_sr_tables[] = {NULL /* pointwise */, ts_sr_rules_shape, ts_sr_rules_nn, ts_sr_rules_tensor};
+static const ts_sr_def *ts_sr_tables[] = {NULL /* pointwise */, ts_sr_rules_shape, ts_sr_rules_nn, ts_sr_rules_tensor,
+                                          ts_sr_rules_vision};
 static const ts_sr_def ts_sr_none[] = {{NULL, NULL}};
 
 static pthread_once_t ts_sr_once = PTHREAD_ONCE_INIT;

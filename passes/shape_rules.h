@@ -70,6 +70,7 @@ const ts_sr_def *ts_sr_rules_pointwise(void);
 extern const ts_sr_def ts_sr_rules_shape[];
 extern const ts_sr_def ts_sr_rules_nn[];
 extern const ts_sr_def ts_sr_rules_tensor[];
+extern const ts_sr_def ts_sr_rules_vision[];
 
 /* Helpers for rules (shape_rules.c). Input i is argument i of the schema. */
 

@@ -102,6 +102,10 @@ ts_rt_tensor *ts_rt_sum(ts_rt_ctx *c, const ts_rt_tensor *a, const int64_t *dims
                         ts_dtype dtype);
 ts_rt_tensor *ts_rt_mean(ts_rt_ctx *c, const ts_rt_tensor *a, const int64_t *dims, uint32_t ndims, bool keepdim,
                          ts_dtype dtype);
+/* The int64 indices that sort a along dim (aten::sort's second result):
+ * libstdc++'s std::sort order when not `stable`, as PyTorch 1.13's CPU
+ * sort gives ties. */
+ts_rt_tensor *ts_rt_argsort(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t dim, bool desc, bool stable);
 
 /* ------------------------------------------------ kernels/transformer.c */
 

@@ -1036,6 +1036,14 @@ static bool rd_sort(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t dim, bool desc,
   return true;
 }
 
+ts_rt_tensor *ts_rt_argsort(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t dim, bool desc, bool stable) {
+  int64_t d = 0;
+  ts_rt_tensor *i = NULL;
+  if (!ts_rt_wrap_dim(c, dim, a->ndim, &d)) return NULL;
+  if (!rd_sort(c, a, dim, desc, a->ndim ? a->sizes[d] : 1, stable ? RD_SORT_STABLE : RD_SORT_STD, NULL, &i)) return NULL;
+  return i;
+}
+
 static bool rd_ret2(ts_rt_call *call, ts_rt_tensor *v, ts_rt_tensor *i) {
   call->out[0] = ts_iv_tensor(v);
   call->out[1] = ts_iv_tensor(i);

@@ -1,8 +1,8 @@
 /* runtime/kernels/shape.c: view ops (sharing storage through
  * ts_rt_tensor_view, with PyTorch 1.13's geometry rules and messages), the
  * copying shape ops (cat, stack, repeat, flip, roll, index_select, gather,
- * advanced indexing, masked_select, nonzero, clone, copy_, copy, to) and tensor
- * metadata (size, dim, numel, len, item). */
+ * advanced indexing, masked_select, nonzero, where(condition), clone, copy_,
+ * copy, to) and tensor metadata (size, dim, numel, len, item). */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -1766,6 +1766,29 @@ static bool sh_k_nonzero(ts_rt_ctx *ctx, ts_rt_call *call) {
   return sh_put(call, r);
 }
 
+/* where(condition) -> Tensor[]: nonzero(condition).unbind(1) (a 0-d
+ * condition taken as 1-d), one int64 index tensor per dimension, as the
+ * detection models' torch.where(mask)[0] reads them. */
+static bool sh_k_where_cond(ts_rt_ctx *ctx, ts_rt_call *call) {
+  SH_TENSOR(0, a);
+  int64_t one = 1;
+  ts_rt_tensor *a1 = a->ndim == 0 ? ts_rt_tensor_view(ctx, a, a->offset, 1, &one, &one) : NULL;
+  if (a->ndim == 0 && !a1) return false;
+  ts_rt_tensor *nz = sh_nonzero(ctx, a1 ? a1 : a);
+  if (a1) ts_rt_tensor_release(a1);
+  if (!nz) return false;
+  int64_t n = nz->sizes[1];
+  ts_rt_tensor *ts[TS_RT_MAX_DIMS];
+  bool ok = true;
+  for (int64_t i = 0; i < n && ok; i++)
+    if (!(ts[i] = ts_rt_select(ctx, nz, 1, i))) {
+      for (int64_t k = 0; k < i; k++) ts_rt_tensor_release(ts[k]);
+      ok = false;
+    }
+  ts_rt_tensor_release(nz);
+  return ok && sh_put_list(ctx, call, ts, (uint32_t)n);
+}
+
 static bool sh_k_clone(ts_rt_ctx *ctx, ts_rt_call *call) {
   SH_TENSOR(0, a);
   ts_rt_tensor *r = ts_rt_clone(ctx, a);
@@ -2054,6 +2077,7 @@ const ts_rt_kernel_def ts_rt_kernels_shape[] = {
     {"aten::masked_select", sh_k_masked_select},
     {"aten::masked_select.out", sh_k_masked_select},
     {"aten::nonzero", sh_k_nonzero},
+    {"aten::where", sh_k_where_cond},
     {"aten::nonzero.out", sh_k_nonzero},
     {"aten::clone", sh_k_clone},
     {"aten::clone.out", sh_k_clone},
