@@ -12,14 +12,31 @@
 
 /* print(a, b, ...): str() of each argument joined by spaces, then a
  * newline, appended to ctx->out. */
+/* The end of a line written to ctx->out from len on: a fixed buffer (a
+ * compiled model's, TS_AOT_CTX_TEXT bytes a run) that filled drops the
+ * line and goes on, as its text is documented to be cut off; only a buffer
+ * that could not grow is out of memory. */
+static bool pr_out_done(ts_rt_ctx *c, size_t len, bool failed) {
+  if (!c->out.failed || failed)
+    return true;
+  if (!c->out.fixed)
+    return ts_rt_oom(c);
+  c->out.len = len;
+  if (c->out.cap)
+    c->out.data[len] = 0;
+  c->out.failed = false;
+  return true;
+}
+
 static bool pr_print(ts_rt_ctx *c, ts_rt_call *call) {
+  size_t len = c->out.len;
+  bool failed = c->out.failed;
   for (uint32_t i = 0; i < call->nin; i++) {
     if (i > 0) ts_buf_putc(&c->out, ' ');
     ts_iv_str(&c->out, call->in[i]);
   }
   ts_buf_putc(&c->out, '\n');
-  if (c->out.failed) return ts_rt_oom(c);
-  return true;
+  return pr_out_done(c, len, failed);
 }
 
 /* Exception classes a program names, as static strings: ctx->exc_class
@@ -62,11 +79,12 @@ static bool pr_raise(ts_rt_ctx *c, ts_rt_call *call) {
 static bool pr_warn(ts_rt_ctx *c, ts_rt_call *call) {
   const ts_rt_str *msg = NULL;
   if (!ts_rt_arg_str(c, call, 0, &msg)) return false;
+  size_t len = c->out.len;
+  bool failed = c->out.failed;
   ts_buf_puts(&c->out, "UserWarning: ");
   ts_buf_putn(&c->out, msg->data, msg->len);
   ts_buf_putc(&c->out, '\n');
-  if (c->out.failed) return ts_rt_oom(c);
-  return true;
+  return pr_out_done(c, len, failed);
 }
 
 /* unchecked_cast / unchecked_unwrap_optional: the input itself. */
