@@ -228,7 +228,9 @@ MODELS["ssd300_vgg16"] = detection("ssd300_vgg16", size=300)
 MODELS["ssdlite320_mobilenet_v3_large"] = detection("ssdlite320_mobilenet_v3_large", size=320)
 for _n in ["r3d_18", "mc3_18", "r2plus1d_18"]:
     MODELS[_n] = video(_n)
-MODELS["s3d"] = video("s3d", t=8, size=64)
+# s3d ends in a fixed AvgPool3d((2, 7, 7)): its input must reach 2x7x7
+# after the stem and pools (T/8, H/32), so 16 frames of 224x224
+MODELS["s3d"] = video("s3d", t=16, size=224)
 MODELS["mvit_v1_b"] = video("mvit_v1_b", t=16, size=224)
 MODELS["mvit_v2_s"] = video("mvit_v2_s", t=16, size=224)
 MODELS["raft_small"] = flow("raft_small")
