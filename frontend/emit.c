@@ -41,6 +41,9 @@ typedef struct ts_sv {
   const char *s;
   ts_fe_fn *fn;
   ts_fe_class *cls;
+  /* a variable's annotated type (x : T = v), which later assignments keep
+   * and an if or loop gives it where its values join, as PyTorch does */
+  const ts_type *decl;
 } ts_sv;
 
 /* ------------------------------------------------------------- environment */
@@ -268,6 +271,15 @@ static const ts_type *ts_tvars_get(const ts_tvars *tv, const char *name) {
     if (strcmp(tv->names[i], name) == 0)
       return tv->types[i];
   return NULL;
+}
+
+/* The type a variable gets where two of its values join (an if's branches,
+ * a loop's entry and body end): its annotated type `decl` when both fit it,
+ * else what they unify to. */
+static const ts_type *ts_e_join_type(ts_em *e, const ts_type *decl, const ts_type *a, const ts_type *b) {
+  if (decl && ts_type_is_subtype(a, decl) && ts_type_is_subtype(b, decl))
+    return decl;
+  return ts_e_unify(e, a, b);
 }
 
 static bool ts_e_has_vars(const ts_type *t) {
@@ -652,7 +664,7 @@ static ts_value *ts_e_tuple_construct(ts_em *e, ts_value *const *vals, uint32_t 
  * get reported too. */
 static ts_sv ts_e_call_builtin(ts_em *e, const char *name, ts_value *self, const ts_arg_in *args, uint32_t nargs,
                                ts_srange r) {
-  ts_sv out = {TS_SV_VALUE, NULL, NULL, NULL, NULL};
+  ts_sv out = {TS_SV_VALUE, NULL, NULL, NULL, NULL, NULL};
   size_t namelen = strlen(name);
   ts_kind k = ts_kind_lookup(name, namelen);
   uint32_t nsch = 0;
@@ -741,12 +753,12 @@ static ts_value *ts_e_expr(ts_em *e, const ts_ast *x, const ts_type *hint);
 static ts_value *ts_e_sv_value(ts_em *e, ts_sv sv, ts_srange r);
 
 static ts_sv ts_sv_value(ts_value *v) {
-  ts_sv s = {TS_SV_VALUE, v, NULL, NULL, NULL};
+  ts_sv s = {TS_SV_VALUE, v, NULL, NULL, NULL, NULL};
   return s;
 }
 
 static ts_sv ts_sv_fail(void) {
-  ts_sv s = {TS_SV_VALUE, NULL, NULL, NULL, NULL};
+  ts_sv s = {TS_SV_VALUE, NULL, NULL, NULL, NULL, NULL};
   return s;
 }
 
@@ -781,7 +793,7 @@ static ts_sv ts_e_name(ts_em *e, const ts_ast *x) {
   ts_sv *found = ts_env_find(e->env, x->str);
   if (found)
     return *found;
-  ts_sv s = {TS_SV_VALUE, NULL, NULL, NULL, NULL};
+  ts_sv s = {TS_SV_VALUE, NULL, NULL, NULL, NULL, NULL};
   const char *n = x->str;
   if (strcmp(n, "torch") == 0 || strcmp(n, "math") == 0) {
     s.kind = TS_SV_NS;
@@ -1257,18 +1269,6 @@ static const ts_type *ts_e_type(ts_em *e, const ts_ast *x) {
   return t;
 }
 
-/* isinstance(v, T) decided from v's static type, as PyTorch does when it
- * can; -1 when it cannot tell. */
-static int ts_e_isinstance_static(const ts_type *vt, const ts_type *t) {
-  if (ts_type_is_subtype(vt, t))
-    return 1;
-  if (vt->kind == TS_TY_ANY || vt->kind == TS_TY_UNION || (vt->kind == TS_TY_OPTIONAL && ts_type_is_subtype(t, vt)))
-    return -1;
-  if (vt->kind == TS_TY_OPTIONAL && t->kind == TS_TY_NONE)
-    return -1;
-  return 0;
-}
-
 /* print(...) and ops.prim.Print(...): prim::Print takes any values and
  * returns nothing. */
 static ts_sv ts_e_print(ts_em *e, const ts_arg_in *args, uint32_t nargs, ts_srange r) {
@@ -1357,6 +1357,7 @@ static ts_sv ts_e_special(ts_em *e, const char *name, const ts_ast *call) {
     const ts_ast *ts = a->v[1];
     uint32_t nt = ts->kind == TS_AST_TUPLE ? ts->list.n : 1;
     int res = 0;
+    const ts_type *rt = NULL; /* the one type only the run-time value can tell */
     for (uint32_t i = 0; i < nt; i++) {
       const ts_ast *tx = ts->kind == TS_AST_TUPLE ? ts->list.v[i] : ts;
       const ts_type *t;
@@ -1366,17 +1367,26 @@ static ts_sv ts_e_special(ts_em *e, const char *name, const ts_ast *call) {
         t = ts_type_leaf(TS_TY_ANYTUPLE);
       else if (!(t = ts_e_type(e, tx)))
         return out;
-      int s = ts_e_isinstance_static(v->type, t);
+      int s = ts_type_isinstance_static(v->type, t);
       if (s == 1)
         res = 1;
-      else if (s == -1 && res == 0)
-        res = -1;
+      else if (s == -1 && res == 0) {
+        if (rt) {
+          ts_e_error(e, r, "isinstance() against several types that only the run-time value can tell apart is not supported yet");
+          return out;
+        }
+        rt = t;
+      }
     }
-    if (res == -1) {
-      ts_e_error(e, r, "isinstance() that depends on the run-time type is not supported yet");
+    if (res == 1 || !rt) {
+      out.v = ts_e_const_bool(e, res == 1, r);
       return out;
     }
-    out.v = ts_e_const_bool(e, res == 1, r);
+    /* PyTorch's prim::isinstance[types=[T]]: told at run time, or folded by
+     * the peephole pass once inlining gives v a narrower type */
+    ts_node *n = ts_e_node(e, TS_K_prim_isinstance, 1, r);
+    if (n && ts_node_add_input(n, v) && ts_node_set_ty(n, "types", rt))
+      out.v = ts_e_out(n, 0, ts_type_leaf(TS_TY_BOOL));
     return out;
   }
   if (strcmp(name, "getattr") == 0 || strcmp(name, "hasattr") == 0) {
@@ -1903,6 +1913,11 @@ static ts_value *ts_e_expr(ts_em *e, const ts_ast *x, const ts_type *hint) {
 /* ------------------------------------------------------------- statements */
 
 static bool ts_e_assign_name(ts_em *e, const char *name, ts_sv sv) {
+  if (sv.kind == TS_SV_VALUE && sv.v && !sv.decl) {
+    const ts_sv *old = ts_env_find(e->env, name);
+    if (old && old->kind == TS_SV_VALUE && old->decl && ts_type_is_subtype(sv.v->type, old->decl))
+      sv.decl = old->decl;
+  }
   if (sv.kind == TS_SV_VALUE && sv.v && ts_e_meaningful_name(name) && !ts_node_is(sv.v->node, TS_K_prim_Param) &&
       !sv.v->name)
     ts_value_set_name(sv.v, name);
@@ -2124,13 +2139,17 @@ static bool ts_e_if(ts_em *e, const ts_ast *st) {
           ts_e_error(e, st->range, "'%s' is not the same kind of thing in both branches", name);
         continue;
       }
-      const ts_type *t = ts_e_unify(e, sv[0]->v->type, sv[1]->v->type);
+      const ts_type *d = sv[0]->decl ? sv[0]->decl : sv[1]->decl;
+      const ts_type *t = ts_e_join_type(e, d, sv[0]->v->type, sv[1]->v->type);
       if (!t)
         continue; /* as PyTorch: not an output; using it later is an error */
       ts_value *o = ts_node_add_output(n, t);
       ok = o && ts_block_add_output(blocks[0], sv[0]->v) && ts_block_add_output(blocks[1], sv[1]->v);
-      if (ok)
-        ok = ts_e_assign_name(e, name, ts_sv_value(o));
+      if (ok) {
+        ts_sv j = ts_sv_value(o);
+        j.decl = t == d ? d : NULL;
+        ok = ts_e_assign_name(e, name, j);
+      }
     }
     free(outs.v);
     /* both branches left the block: so does the code after the if */
@@ -2252,7 +2271,7 @@ static bool ts_e_loop(ts_em *e, const ts_ast *st, ts_value *max_trip, ts_value *
         break;
       }
       ts_value *bo = sv->v;
-      const ts_type *t = ts_e_unify(e, ins[i]->type, bo->type);
+      const ts_type *t = ts_e_join_type(e, sv->decl, ins[i]->type, bo->type);
       if (!t) {
         char a[256], b[256];
         ts_e_type_str(a, sizeof a, ins[i]->type);
@@ -2471,6 +2490,7 @@ static bool ts_e_stmt(ts_em *e, const ts_ast *st, const ts_ast_list *rest) {
       if ((t->kind == TS_TY_OPTIONAL || t->kind == TS_TY_UNION) && v->type->kind == TS_TY_NONE)
         v = ts_e_const_none(e, t, st->range);
       s = ts_sv_value(v);
+      s.decl = t;
     }
     ok = true;
     for (uint32_t i = 0; i < st->list.n && ok; i++)

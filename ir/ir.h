@@ -276,6 +276,10 @@ bool ts_type_equal(const ts_type *a, const ts_type *b);
  * Tensor, T and None are T?, int and float are Scalar, int is a SymInt (and
  * int[] a SymInt[]), everything is Any. */
 bool ts_type_is_subtype(const ts_type *sub, const ts_type *super);
+/* isinstance(v, t) told from v's static type `vt`, as PyTorch folds it when
+ * it can: 1 always, 0 never, -1 when only the run-time value can tell (vt is
+ * Any, a Union some of whose members are t, or an Optional of t). */
+int ts_type_isinstance_static(const ts_type *vt, const ts_type *t);
 /* PyTorch's unshapedType: every refined Tensor inside `t` made plain
  * Tensor. NULL on allocation failure. */
 const ts_type *ts_type_unshaped(ts_arena *a, const ts_type *t);
@@ -312,7 +316,7 @@ typedef enum ts_attr_kind {
   TS_ATTR_STR,    /* s: bytes (may hold NUL) */
   TS_ATTR_TENSOR, /* t */
   TS_ATTR_GRAPH,  /* g: a subgraph (prim::FusionGroup's Subgraph) */
-  TS_ATTR_TYPE,   /* ty */
+  TS_ATTR_TYPE,   /* tys: a list of types (prim::isinstance's types=[..]), several as one Union */
   TS_ATTR_INTS,   /* is */
   TS_ATTR_FLOATS, /* fs */
   TS_ATTR_STRS,   /* ss */

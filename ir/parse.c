@@ -12,6 +12,7 @@
  * so printing what was read gives the same text. */
 #include "ir.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -681,8 +682,36 @@ out:
   return ok && !p->failed;
 }
 
+/* types = "[" type ("," type)* "]" (prim::isinstance's types=[Tensor]); after
+ * the "[". Several are kept as one Union. */
+static bool ts_p_types_attr(ts_parser *p, ts_node *n, const char *name) {
+  ts_arena *a = &n->graph->arena;
+  const ts_type *elems[16];
+  uint32_t k = 0;
+  while (!ts_p_accept(p, "]")) {
+    if (k && !ts_p_expect(p, ","))
+      return false;
+    if (k == 16) {
+      ts_p_error(p, "more than 16 types in a list attribute");
+      return false;
+    }
+    if (!(elems[k++] = ts_p_type(p, a)))
+      return false;
+  }
+  const ts_type *t = k == 1 ? elems[0] : k ? ts_type_union(a, k, elems) : NULL;
+  if (!k) {
+    ts_p_error(p, "an empty list of types");
+    return false;
+  }
+  if (!t || !ts_node_set_ty(n, name, t)) {
+    ts_p_error(p, "out of memory");
+    return false;
+  }
+  return true;
+}
+
 /* attrs = "[" attr ("," attr)* "]"    attr = NAME "=" value
- * value = number | string | list | "<Tensor>" | "{" number "}" */
+ * value = number | string | list | types | "<Tensor>" | "{" number "}" */
 static bool ts_p_attrs(ts_parser *p, ts_node *n) {
   bool first = true;
   while (!ts_p_accept(p, "]")) {
@@ -724,6 +753,9 @@ static bool ts_p_attrs(ts_parser *p, ts_node *n) {
       ok = ts_p_string(p, &n->graph->arena, &str, &len) && ts_node_set_s(n, name, str, len);
     } else if (ts_p_accept(p, "[<Tensors>]")) {
       ok = ts_node_set_ts(n, name, NULL, 0);
+    } else if (c == '[' && isalpha((unsigned char)(p->pos + 1 < p->len ? p->src[p->pos + 1] : 0))) {
+      p->pos++;
+      ok = ts_p_types_attr(p, n, name);
     } else if (c == '[') {
       p->pos++;
       ok = ts_p_list_attr(p, n, name);

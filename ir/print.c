@@ -99,7 +99,19 @@ void ts_attr_print_value(ts_buf *b, const ts_attr *a) {
   case TS_ATTR_STR: ts_buf_put_quoted(b, a->u.s, a->len); break;
   case TS_ATTR_TENSOR: ts_tconst_print(b, a->u.t); break;
   case TS_ATTR_GRAPH: ts_buf_puts(b, "<Graph>"); break;
-  case TS_ATTR_TYPE: ts_type_print(b, a->u.ty); break;
+  case TS_ATTR_TYPE: /* PyTorch's list of types: "[Tensor]", "[int, float]" */
+    ts_buf_putc(b, '[');
+    if (a->u.ty->kind == TS_TY_UNION) {
+      for (uint32_t i = 0; i < a->u.ty->n; i++) {
+        if (i)
+          ts_buf_puts(b, ", ");
+        ts_type_print(b, a->u.ty->elems[i]);
+      }
+    } else {
+      ts_type_print(b, a->u.ty);
+    }
+    ts_buf_putc(b, ']');
+    break;
   case TS_ATTR_TENSORS: ts_buf_puts(b, "[<Tensors>]"); break;
   case TS_ATTR_INTS:
   case TS_ATTR_FLOATS:

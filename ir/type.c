@@ -347,6 +347,23 @@ bool ts_type_is_subtype(const ts_type *s, const ts_type *p) {
   }
 }
 
+int ts_type_isinstance_static(const ts_type *vt, const ts_type *t) {
+  if (ts_type_is_subtype(vt, t))
+    return 1;
+  if (vt->kind == TS_TY_ANY)
+    return -1;
+  if (vt->kind == TS_TY_UNION || vt->kind == TS_TY_OPTIONAL) {
+    /* some member may be t (or None may be, for an Optional) */
+    if (vt->kind == TS_TY_OPTIONAL && t->kind == TS_TY_NONE)
+      return -1;
+    for (uint32_t i = 0; i < vt->n; i++)
+      if (ts_type_isinstance_static(vt->elems[i], t) != 0)
+        return -1;
+    return 0;
+  }
+  return 0;
+}
+
 /* Writes a Tensor type the way PyTorch's operator<<(Type) does at its "Full"
  * verbosity: "Float(2, *, strides=[3, 1], requires_grad=0, device=cpu)";
  * symbolic sizes (<= -2) as its "Symbolic" verbosity does: "SS(-2)". */

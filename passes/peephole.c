@@ -566,6 +566,20 @@ static void ts_pp_non_tensor_block(ts_pp *p, ts_block *b) {
         if (ts_pp_must_be_none(n->inputs[k]) && ts_pp_must_not_be_none(n->inputs[1 - k]))
           ts_pp_replace(p, n->outputs[0], ts_pp_const(p, n, TS_CV_BOOL, ts_node_is(n, TS_K_aten___isnot__)));
       break;
+    case TS_K_prim_isinstance: {
+      /* inlining narrowed a Union/Optional argument to what the caller
+       * passes: the test is decided now */
+      const ts_attr *a = ts_node_attr(n, "types");
+      if (n->ninputs != 1 || n->noutputs != 1 || !a || a->kind != TS_ATTR_TYPE)
+        break;
+      const ts_type *in = ts_type_unshaped(&p->g->arena, n->inputs[0]->type);
+      int res = in ? ts_type_isinstance_static(in, a->u.ty) : -1;
+      if (!in)
+        p->oom = true;
+      else if (res >= 0)
+        ts_pp_replace(p, n->outputs[0], ts_pp_const(p, n, TS_CV_BOOL, res));
+      break;
+    }
     case TS_K_prim_unchecked_unwrap_optional:
       if (n->ninputs == 1 && n->noutputs == 1 && ts_pp_must_not_be_none(n->inputs[0]))
         ts_pp_replace(p, n->outputs[0], n->inputs[0]);

@@ -66,6 +66,7 @@ typedef enum ts_ip_op {
   TS_IP_UNINIT,
   TS_IP_IDENTITY, /* unchecked_cast and friends when no kernel does them */
   TS_IP_TOLIST,
+  TS_IP_ISINSTANCE, /* type: the type prim::isinstance tests */
   TS_IP_CHUNK, /* prim::ConstantChunk: beg chunks along dim end */
   TS_IP_FUSION, /* prim::FusionGroup: runs cache_code, its Subgraph's code */
   TS_IP_NO_KERNEL, /* an operator without a kernel: fails when it runs; name: the op (overload) */
@@ -656,8 +657,15 @@ static bool ts_ip_node(ts_ip_build *b, const ts_node *n) {
     return ts_ip_emit_fusion(b, n);
   case TS_K_prim_fork:
     return ts_ip_fail_at(s, n, "prim::fork (torch.jit.fork) is not supported by the interpreter");
-  case TS_K_prim_isinstance:
-    return ts_ip_fail_at(s, n, "prim::isinstance on a run-time type is not supported by the interpreter");
+  case TS_K_prim_isinstance: {
+    const ts_attr *ty = ts_node_attr(n, "types");
+    if (n->ninputs != 1 || n->noutputs != 1 || !ty || ty->kind != TS_ATTR_TYPE)
+      return ts_ip_fail_at(s, n, "malformed prim::isinstance");
+    if ((pc = ts_ip_emit_node(b, TS_IP_ISINSTANCE, n)) == UINT32_MAX)
+      return false;
+    b->code->insns[pc].type = ty->u.ty;
+    return true;
+  }
   case TS_K_prim_Param:
   case TS_K_prim_Return:
     return ts_ip_fail_at(s, n, "malformed graph: %s inside a block", n->kind_name);
@@ -1185,6 +1193,9 @@ static bool ts_ip_builtin(ts_ip_sess *s, ts_ip_insn *I, const ts_iv *in, ts_iv *
     return true;
   case TS_IP_TOLIST:
     return ts_ip_tolist(ctx, in, I->type, out);
+  case TS_IP_ISINSTANCE:
+    out[0] = ts_iv_bool(ts_iv_isinstance(in[0], I->type));
+    return true;
   case TS_IP_FUSION:
     return ts_ip_call(s, I, I->cache_code, in, I->nin, out, I->nout);
   case TS_IP_NO_KERNEL:

@@ -820,3 +820,49 @@ const char *ts_iv_tag_name(ts_iv v) {
   default: return "?";
   }
 }
+
+bool ts_iv_isinstance(ts_iv v, const ts_type *t) {
+  switch (t->kind) {
+  case TS_TY_ANY: return true;
+  case TS_TY_NONE: return v.tag == TS_IV_NONE;
+  case TS_TY_INT: return v.tag == TS_IV_INT;
+  case TS_TY_FLOAT: return v.tag == TS_IV_DOUBLE;
+  case TS_TY_BOOL: return v.tag == TS_IV_BOOL;
+  case TS_TY_NUMBER: return v.tag == TS_IV_INT || v.tag == TS_IV_DOUBLE;
+  case TS_TY_STR: return v.tag == TS_IV_STR;
+  case TS_TY_DEVICE: return v.tag == TS_IV_DEVICE;
+  case TS_TY_TENSOR: return v.tag == TS_IV_TENSOR;
+  case TS_TY_ANYLIST: return v.tag == TS_IV_LIST;
+  case TS_TY_ANYTUPLE: return v.tag == TS_IV_TUPLE;
+  case TS_TY_ANYCLASS: return v.tag == TS_IV_OBJECT;
+  case TS_TY_OPTIONAL: return v.tag == TS_IV_NONE || ts_iv_isinstance(v, t->elems[0]);
+  case TS_TY_UNION:
+    for (uint32_t i = 0; i < t->n; i++)
+      if (ts_iv_isinstance(v, t->elems[i]))
+        return true;
+    return false;
+  case TS_TY_LIST:
+    if (v.tag != TS_IV_LIST)
+      return false;
+    if (v.u.l->elem)
+      return ts_type_is_subtype(v.u.l->elem, t->elems[0]);
+    for (uint32_t i = 0; i < v.u.l->n; i++)
+      if (!ts_iv_isinstance(v.u.l->items[i], t->elems[0]))
+        return false;
+    return true;
+  case TS_TY_TUPLE:
+    if (v.tag != TS_IV_TUPLE || v.u.tup->n != t->n)
+      return false;
+    for (uint32_t i = 0; i < t->n; i++)
+      if (!ts_iv_isinstance(v.u.tup->items[i], t->elems[i]))
+        return false;
+    return true;
+  case TS_TY_DICT:
+    return v.tag == TS_IV_DICT && v.u.dict->key_type && v.u.dict->value_type &&
+           ts_type_is_subtype(v.u.dict->key_type, t->elems[0]) && ts_type_is_subtype(v.u.dict->value_type, t->elems[1]);
+  case TS_TY_CLASS:
+    return v.tag == TS_IV_OBJECT && t->name && v.u.obj->cls && v.u.obj->cls->qualname &&
+           strcmp(v.u.obj->cls->qualname, t->name) == 0;
+  default: return false;
+  }
+}

@@ -455,6 +455,9 @@ void ts_iv_str(ts_buf *b, ts_iv v);
 void ts_iv_repr(ts_buf *b, ts_iv v);
 /* Words for messages: "Tensor", "int", "List", ... */
 const char *ts_iv_tag_name(ts_iv v);
+/* isinstance(v, t) on the run-time value (prim::isinstance): a list's,
+ * dict's element types as it was made with; a tuple item by item. */
+bool ts_iv_isinstance(ts_iv v, const ts_type *t);
 
 /* --------------------------------------------------------------- kernel.c */
 
