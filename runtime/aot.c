@@ -338,6 +338,7 @@ static bool ts_aot_dtype_from_dl(DLDataType t, ts_dtype *out) {
     break;
   case kDLUInt: dt = t.bits == 8 ? TS_DT_UINT8 : dt; break;
   case TS_AOT_DL_BOOL: dt = t.bits == 8 ? TS_DT_BOOL : dt; break;
+  case kDLComplex: dt = t.bits == 64 ? TS_DT_COMPLEX64 : t.bits == 128 ? TS_DT_COMPLEX128 : dt; break;
   default: break;
   }
   *out = dt;
@@ -356,6 +357,8 @@ static DLDataType ts_aot_dtype_to_dl(ts_dtype dt) {
   case TS_DT_INT8: t.code = kDLInt, t.bits = 8; break;
   case TS_DT_UINT8: t.code = kDLUInt, t.bits = 8; break;
   case TS_DT_BOOL: t.code = TS_AOT_DL_BOOL, t.bits = 8; break;
+  case TS_DT_COMPLEX64: t.code = kDLComplex, t.bits = 64; break;
+  case TS_DT_COMPLEX128: t.code = kDLComplex, t.bits = 128; break;
   default: break;
   }
   return t;
@@ -1230,6 +1233,8 @@ static const char *ts_aot_dt_short(ts_dtype dt) {
   case TS_DT_BFLOAT16: return "bf16";
   case TS_DT_FLOAT32: return "f32";
   case TS_DT_FLOAT64: return "f64";
+  case TS_DT_COMPLEX64: return "c64";
+  case TS_DT_COMPLEX128: return "c128";
   default: return "?";
   }
 }

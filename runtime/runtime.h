@@ -229,8 +229,10 @@ void ts_rt_store_i64(void *p, ts_dtype dt, int64_t v);
 const char *ts_rt_dtype_name(ts_dtype dt);
 bool ts_rt_dtype_is_float(ts_dtype dt);   /* float16/32/64, bfloat16 */
 bool ts_rt_dtype_is_integral(ts_dtype dt, bool include_bool);
-/* Whether the runtime can hold tensors of this dtype (the ten of the issue:
- * float32/64/16, bfloat16, int64/32/16/8, uint8, bool). */
+/* Whether the runtime can hold tensors of this dtype: float32/64/16,
+ * bfloat16, int64/32/16/8, uint8, bool, complex64/128 (not complex32).
+ * ts_rt_load_f64 reads a complex element's real part, the stores write
+ * a zero imaginary part. */
 bool ts_rt_dtype_supported(ts_dtype dt);
 
 /* New storage of `nbytes` (ts_rt_malloc'd, uninitialised; zeroed if `zero`). */
