@@ -71,6 +71,7 @@ typedef struct ts_aot_node {
   ts_rt_kernel_fn fn;
   ts_iv value;
   uint8_t how;
+  bool complex_ok; /* fn takes complex tensors (ts_rt_kernel_complex_ok) */
 } ts_aot_node;
 
 /* A writable copy of weights that the graph may write. */
@@ -696,6 +697,7 @@ static bool ts_aot_bind(ts_rt_aot_model *m, ts_aot_node *an, const ts_node *n) {
   ts_rt_kernel_fn fn = sc ? ts_rt_kernel_for(sc) : NULL;
   if (fn) {
     an->fn = fn;
+    an->complex_ok = ts_rt_kernel_complex_ok(sc);
     an->how = TS_AOT_KERNEL;
     return true;
   }
@@ -2004,7 +2006,7 @@ bool ts_rt_aot_call(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_iv *cons
     ok = on_gpu > 0;
   } else if (an->how == TS_AOT_KERNEL) {
     ts_rt_call call = {.in = in, .nin = nin, .out = out, .nout = nout, .node = an->n};
-    ok = an->fn(ctx, &call);
+    ok = (an->complex_ok || ts_rt_call_complex_check(ctx, &call)) && an->fn(ctx, &call);
   } else
     ok = ts_rt_interp_node(st->m->ip, ctx, an->n, in, nin, out, nout);
   /* a failed mark fails the node, but its outputs (right) are kept first */

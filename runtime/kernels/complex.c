@@ -247,6 +247,45 @@ static bool k_is_false(ts_rt_ctx *c, ts_rt_call *call) {
   return true;
 }
 
+/* Kernels of other files that take complex tensors as they are: views,
+ * copies and joins that move elements by their size (checked on complex
+ * inputs against PyTorch), and those that read only metadata. Every other
+ * kernel outside complex.c, fft.c and the non-tensor tables (prim, list,
+ * dict, str) refuses complex inputs (ts_rt_call_complex_check). */
+const char *const ts_rt_complex_generic[] = {
+    "aten::cat", "aten::chunk", "aten::clone", "aten::constant_pad_nd", "aten::contiguous", "aten::copy_",
+    "aten::detach", "aten::diag", "aten::dim", "aten::empty_like", "aten::expand", "aten::expand_as", "aten::flatten.using_ints",
+    "aten::flip", "aten::gather", "aten::index_select", "aten::is_floating_point", "aten::len.Tensor", "aten::narrow",
+    "aten::new_zeros", "aten::numel", "aten::ones_like", "aten::pad", "aten::permute", "aten::repeat", "aten::reshape",
+    "aten::reshape_as", "aten::roll", "aten::select.int", "aten::size", "aten::size.int", "aten::slice.Tensor",
+    "aten::split.Tensor", "aten::split.sizes", "aten::squeeze", "aten::squeeze.dim", "aten::stack", "aten::t",
+    "aten::to.device", "aten::to.dtype", "aten::to.dtype_layout", "aten::to.other", "aten::to.prim_Device",
+    "aten::to.prim_dtype", "aten::to.prim_other", "aten::transpose.int", "aten::tril", "aten::unbind.int", "aten::unflatten.int",
+    "aten::unsqueeze", "aten::view", "aten::view_as", "aten::zeros_like", "prim::device", "prim::dtype",
+    "prim::is_cuda", "prim::layout", "prim::requires_grad", NULL,
+};
+
+/* A tensor input, or a Tensor[] element, that is complex. */
+static const ts_rt_tensor *cx_find(const ts_rt_call *call) {
+  for (uint32_t i = 0; i < call->nin; i++) {
+    ts_iv v = call->in[i];
+    if (v.tag == TS_IV_TENSOR && v.u.t && cx_is(v.u.t)) return v.u.t;
+    if (v.tag == TS_IV_LIST && v.u.l)
+      for (uint32_t k = 0; k < v.u.l->n; k++)
+        if (v.u.l->items[k].tag == TS_IV_TENSOR && v.u.l->items[k].u.t && cx_is(v.u.l->items[k].u.t))
+          return v.u.l->items[k].u.t;
+  }
+  return NULL;
+}
+
+bool ts_rt_call_complex_check(ts_rt_ctx *c, const ts_rt_call *call) {
+  const ts_rt_tensor *t = cx_find(call);
+  if (!t) return true;
+  return ts_rt_fail(c, "\"%s\" not implemented for '%s' (tsaot has no complex kernel for it yet)",
+                    call->node && call->node->kind_name ? call->node->kind_name : "this operator",
+                    ts_rt_dtype_name((ts_dtype)t->dtype));
+}
+
 const ts_rt_kernel_def ts_rt_kernels_complex[] = {
     {"aten::angle", k_angle},
     {"aten::complex", k_complex},
