@@ -3,8 +3,8 @@
  * (runtime/kernels/fft.c). The fft rules follow SpectralOps.cpp's defaults
  * (n, s and dim as the kernels resolve them); results are contiguous except
  * the views (view_as_real, view_as_complex, real, imag), whose strides are
- * left unknown. stft and istft have none: their sizes depend on several
- * arguments at once and nothing downstream needs them planned yet. */
+ * left unknown, and stft's (a transposed result, a view for
+ * return_complex=False). */
 #include "shape_rules.h"
 
 static int8_t sr_complex_of(int8_t dt) {
@@ -237,6 +237,78 @@ static void sr_window(ts_sr_call *c) {
   sr_vector(c, n, di);
 }
 
+/* stft (self, n_fft, hop, win, window, [center, pad_mode,] normalized,
+ * onesided, return_complex): [B,] bins, frames in the complex dtype of
+ * self * window, or its parts' with a last dim of 2 */
+static void sr_stft(ts_sr_call *c) {
+  ts_sr_shape x, w;
+  int64_t n_fft, hop;
+  if (!ts_sr_tensor(c, 0, &x) || x.rank < 1 || x.rank > 2 || x.dtype == TS_DT_NONE || !ts_sr_int(c, 1, &n_fft) ||
+      n_fft < 1)
+    return;
+  if (ts_sr_is_none(c, 2)) hop = n_fft >> 2;
+  else if (!ts_sr_int(c, 2, &hop)) return;
+  bool has_center = c->schema->nargs == 10, center = false, onesided, rc;
+  uint32_t k = has_center ? 7 : 5;
+  if (has_center && !ts_sr_bool(c, 5, &center)) return;
+  int8_t fdt = x.dtype;
+  bool cx_w = false;
+  if (!ts_sr_is_none(c, 4)) {
+    if (!ts_sr_tensor(c, 4, &w) || w.dtype == TS_DT_NONE) return;
+    fdt = (int8_t)ts_type_promote((ts_dtype)x.dtype, (ts_dtype)w.dtype);
+    cx_w = ts_dtype_is_complex((ts_dtype)w.dtype);
+  }
+  if (ts_sr_is_none(c, k + 1)) onesided = !ts_dtype_is_complex((ts_dtype)fdt);
+  else if (!ts_sr_bool(c, k + 1, &onesided)) return;
+  if (ts_sr_is_none(c, k + 2)) rc = ts_dtype_is_complex((ts_dtype)x.dtype) || cx_w;
+  else if (!ts_sr_bool(c, k + 2, &rc)) return;
+  int64_t len = x.sizes[x.rank - 1];
+  if (len < 0 || hop < 1) return;
+  if (center) len += 2 * (n_fft / 2);
+  if (n_fft > len) return;
+  int8_t cdt = sr_complex_of(fdt);
+  ts_sr_shape out;
+  sr_like(&out, &x, rc ? cdt : sr_real_of(cdt));
+  out.rank = 0;
+  if (x.rank == 2) out.sizes[out.rank++] = x.sizes[0];
+  out.sizes[out.rank++] = onesided ? n_fft / 2 + 1 : n_fft;
+  out.sizes[out.rank++] = 1 + (len - n_fft) / hop;
+  if (!rc) out.sizes[out.rank++] = 2;
+  ts_sr_set(c, 0, &out);
+}
+
+/* istft of a complex spectrum [B,] bins, frames: [B,] length */
+static void sr_istft(ts_sr_call *c) {
+  ts_sr_shape x, w;
+  int64_t n_fft, hop, length;
+  bool center, rc;
+  if (!ts_sr_tensor(c, 0, &x) || (x.rank != 2 && x.rank != 3) || !ts_dtype_is_complex((ts_dtype)x.dtype) ||
+      !ts_sr_int(c, 1, &n_fft) || !ts_sr_bool(c, 5, &center) || !ts_sr_bool(c, 9, &rc) || n_fft < 1)
+    return;
+  if (ts_sr_is_none(c, 2)) hop = n_fft >> 2;
+  else if (!ts_sr_int(c, 2, &hop)) return;
+  int64_t frames = x.sizes[x.rank - 1];
+  if (frames < 1 || hop < 1) return;
+  int64_t sig = n_fft + hop * (frames - 1);
+  if (!ts_sr_is_none(c, 8)) {
+    if (!ts_sr_int(c, 8, &length) || length < 0) return;
+  } else {
+    length = center ? sig - 2 * (n_fft / 2) : sig;
+  }
+  int8_t dt = rc ? x.dtype : sr_real_of(x.dtype);
+  if (!ts_sr_is_none(c, 4)) {
+    if (!ts_sr_tensor(c, 4, &w) || w.dtype == TS_DT_NONE) return;
+    dt = (int8_t)ts_type_promote((ts_dtype)dt, (ts_dtype)w.dtype);
+  }
+  ts_sr_shape out;
+  sr_like(&out, &x, dt);
+  out.rank = 0;
+  if (x.rank == 3) out.sizes[out.rank++] = x.sizes[0];
+  out.sizes[out.rank++] = length;
+  ts_sr_contiguous(&out);
+  ts_sr_set(c, 0, &out);
+}
+
 const ts_sr_def ts_sr_rules_fft[] = {
     {"aten::angle", sr_angle},
     {"aten::bartlett_window", sr_window},
@@ -275,6 +347,7 @@ const ts_sr_def ts_sr_rules_fft[] = {
     {"aten::hann_window", sr_window},
     {"aten::hann_window.periodic", sr_window},
     {"aten::imag", sr_part},
+    {"aten::istft", sr_istft},
     {"aten::kaiser_window", sr_window},
     {"aten::kaiser_window.periodic", sr_window},
     {"aten::kaiser_window.beta", sr_window},
@@ -282,6 +355,8 @@ const ts_sr_def ts_sr_rules_fft[] = {
     {"aten::real", sr_part},
     {"aten::resolve_conj", sr_same},
     {"aten::resolve_neg", sr_same},
+    {"aten::stft", sr_stft},
+    {"aten::stft.center", sr_stft},
     {"aten::view_as_complex", sr_view_as_complex},
     {"aten::view_as_real", sr_view_as_real},
     {NULL, NULL},
