@@ -7,7 +7,7 @@
  * with TSAOT_DECLARE_MODEL(NAME).
  *
  * Tensors are DLPack DLTensors on the CPU (kDLCPU), of dtypes float32/64,
- * float16, bfloat16, int64/32/16/8, uint8 and bool; strides NULL means
+ * float16, bfloat16, int64/32/16/8, uint8, bool and complex64/128; strides NULL means
  * compact row-major. Outputs are the forward's results flattened
  * depth-first (tuples and lists element by element, a List[int]/List[float]
  * as one int64/float64 tensor, numbers as 0-d tensors, None as nothing), as

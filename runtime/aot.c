@@ -71,6 +71,7 @@ typedef struct ts_aot_node {
   ts_rt_kernel_fn fn;
   ts_iv value;
   uint8_t how;
+  bool complex_ok; /* fn takes complex tensors (ts_rt_kernel_complex_ok) */
 } ts_aot_node;
 
 /* A writable copy of weights that the graph may write. */
@@ -338,6 +339,7 @@ static bool ts_aot_dtype_from_dl(DLDataType t, ts_dtype *out) {
     break;
   case kDLUInt: dt = t.bits == 8 ? TS_DT_UINT8 : dt; break;
   case TS_AOT_DL_BOOL: dt = t.bits == 8 ? TS_DT_BOOL : dt; break;
+  case kDLComplex: dt = t.bits == 64 ? TS_DT_COMPLEX64 : t.bits == 128 ? TS_DT_COMPLEX128 : dt; break;
   default: break;
   }
   *out = dt;
@@ -356,6 +358,8 @@ static DLDataType ts_aot_dtype_to_dl(ts_dtype dt) {
   case TS_DT_INT8: t.code = kDLInt, t.bits = 8; break;
   case TS_DT_UINT8: t.code = kDLUInt, t.bits = 8; break;
   case TS_DT_BOOL: t.code = TS_AOT_DL_BOOL, t.bits = 8; break;
+  case TS_DT_COMPLEX64: t.code = kDLComplex, t.bits = 64; break;
+  case TS_DT_COMPLEX128: t.code = kDLComplex, t.bits = 128; break;
   default: break;
   }
   return t;
@@ -693,6 +697,7 @@ static bool ts_aot_bind(ts_rt_aot_model *m, ts_aot_node *an, const ts_node *n) {
   ts_rt_kernel_fn fn = sc ? ts_rt_kernel_for(sc) : NULL;
   if (fn) {
     an->fn = fn;
+    an->complex_ok = ts_rt_kernel_complex_ok(sc);
     an->how = TS_AOT_KERNEL;
     return true;
   }
@@ -1230,6 +1235,8 @@ static const char *ts_aot_dt_short(ts_dtype dt) {
   case TS_DT_BFLOAT16: return "bf16";
   case TS_DT_FLOAT32: return "f32";
   case TS_DT_FLOAT64: return "f64";
+  case TS_DT_COMPLEX64: return "c64";
+  case TS_DT_COMPLEX128: return "c128";
   default: return "?";
   }
 }
@@ -1999,7 +2006,7 @@ bool ts_rt_aot_call(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_iv *cons
     ok = on_gpu > 0;
   } else if (an->how == TS_AOT_KERNEL) {
     ts_rt_call call = {.in = in, .nin = nin, .out = out, .nout = nout, .node = an->n};
-    ok = an->fn(ctx, &call);
+    ok = (an->complex_ok || ts_rt_call_complex_check(ctx, &call)) && an->fn(ctx, &call);
   } else
     ok = ts_rt_interp_node(st->m->ip, ctx, an->n, in, nin, out, nout);
   /* a failed mark fails the node, but its outputs (right) are kept first */

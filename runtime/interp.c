@@ -85,6 +85,7 @@ typedef struct ts_ip_insn {
   const char *name;    /* GetAttr / SetAttr attribute, CallMethod method */
   const ts_type *type; /* list element / named tuple / dict / tolist type */
   ts_rt_kernel_fn fn;
+  bool complex_ok; /* fn takes complex tensors (else refused: ts_rt_call_complex_check) */
   /* run-time caches */
   const ts_rt_class *cache_cls;
   int32_t cache_slot;
@@ -523,6 +524,7 @@ static bool ts_ip_emit_kernel(ts_ip_build *b, const ts_node *n) {
   if (pc == UINT32_MAX)
     return false;
   b->code->insns[pc].fn = fn;
+  b->code->insns[pc].complex_ok = ts_rt_kernel_complex_ok(sc);
   return true;
 }
 
@@ -1233,6 +1235,8 @@ static bool ts_ip_builtin(ts_ip_sess *s, ts_ip_insn *I, const ts_iv *in, ts_iv *
 static bool ts_ip_run_insn(ts_ip_sess *s, ts_ip_insn *I, const ts_iv *in, ts_iv *out) {
   if (I->op == TS_IP_KERNEL) {
     ts_rt_call call = {.in = in, .nin = I->nin, .out = out, .nout = I->nout, .node = I->node};
+    if (!I->complex_ok && !ts_rt_call_complex_check(s->ctx, &call))
+      return false;
     return I->fn(s->ctx, &call);
   }
   return ts_ip_builtin(s, I, in, out);

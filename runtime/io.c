@@ -33,6 +33,8 @@ static const char *ts_io_dtype(ts_dtype dt) {
   case TS_DT_INT8: return "int8";
   case TS_DT_UINT8: return "uint8";
   case TS_DT_BOOL: return "bool";
+  case TS_DT_COMPLEX64: return "complex64";
+  case TS_DT_COMPLEX128: return "complex128";
   default: return "?";
   }
 }

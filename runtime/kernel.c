@@ -33,6 +33,8 @@ extern const ts_rt_kernel_def ts_rt_kernels_nnmisc[];
 extern const ts_rt_kernel_def ts_rt_kernels_einsum[];
 extern const ts_rt_kernel_def ts_rt_kernels_search[];
 extern const ts_rt_kernel_def ts_rt_kernels_vision[];
+extern const ts_rt_kernel_def ts_rt_kernels_complex[];
+extern const ts_rt_kernel_def ts_rt_kernels_fft[];
 
 static const ts_rt_kernel_def *ts_k_tables[] = {
     NULL /* pointwise */,   ts_rt_kernels_reduce, ts_rt_kernels_nn,   ts_rt_kernels_shape,
@@ -42,6 +44,7 @@ static const ts_rt_kernel_def *ts_k_tables[] = {
     ts_rt_kernels_pool3d,   ts_rt_kernels_upsample, ts_rt_kernels_gridsample,
     ts_rt_kernels_nnmisc,   ts_rt_kernels_einsum, ts_rt_kernels_search,
     ts_rt_kernels_vision,
+    ts_rt_kernels_complex,  ts_rt_kernels_fft,
 };
 static const ts_rt_kernel_def ts_k_none[] = {{NULL, NULL}};
 
@@ -50,6 +53,7 @@ typedef struct ts_k_slot {
   const ts_schema *schema;
   ts_rt_kernel_fn fn;
   const ts_schema *adapted_from; /* an adapter's base; NULL for a table entry */
+  bool complex_ok;                /* takes complex tensors (ts_rt_kernel_complex_ok) */
 } ts_k_slot;
 
 static pthread_once_t ts_k_once = PTHREAD_ONCE_INIT;
@@ -115,6 +119,7 @@ static void ts_k_bind_adapters(void) {
       slot->schema = all[i];
       slot->fn = fn;
       slot->adapted_from = v.base;
+      slot->complex_ok = base->complex_ok;
       ts_k_nadapted++;
     }
   }
@@ -179,8 +184,24 @@ static void ts_k_init_once(void) {
       }
       slot->schema = s;
       slot->fn = e->fn;
+      slot->complex_ok = ts_k_tables[t] == ts_rt_kernels_complex || ts_k_tables[t] == ts_rt_kernels_fft ||
+                         ts_k_tables[t] == ts_rt_kernels_prim || ts_k_tables[t] == ts_rt_kernels_list ||
+                         ts_k_tables[t] == ts_rt_kernels_dict || ts_k_tables[t] == ts_rt_kernels_str;
       ts_k_all[ts_k_nall++] = e;
     }
+  }
+  /* kernels of other files that move elements without reading them as
+   * numbers, and so take complex tensors as they are */
+  for (const char *const *g = ts_rt_complex_generic; *g; g++) {
+    const ts_schema *sc = ts_k_resolve(*g);
+    if (!sc) {
+      ts_buf_printf(&ts_k_errors, "complex-capable kernel '%s': no such schema in the op table\n", *g);
+      ts_k_ok = false;
+      continue;
+    }
+    ts_k_slot *slot = ts_k_find_slot(sc);
+    if (slot && slot->schema)
+      slot->complex_ok = true;
   }
   ts_k_bind_adapters();
 }
@@ -197,6 +218,14 @@ bool ts_rt_kernels_init(ts_diag *d) {
     }
   }
   return ts_k_ok;
+}
+
+bool ts_rt_kernel_complex_ok(const ts_schema *s) {
+  if (!s)
+    return false;
+  pthread_once(&ts_k_once, ts_k_init_once);
+  ts_k_slot *slot = ts_k_find_slot(s);
+  return slot && slot->schema && slot->complex_ok;
 }
 
 ts_rt_kernel_fn ts_rt_kernel_for(const ts_schema *s) {

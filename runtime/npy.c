@@ -107,6 +107,7 @@ static bool npy_shape(npy_lex *l, int64_t *sizes, int32_t *ndim, const char **wh
 /* The dtype of a descr string; TS_DT_NONE if not one we read. Byte orders
  * '<', '=' and '|' all mean little-endian here; '>' only for 1-byte types. */
 static ts_dtype npy_descr_dtype(const char *s, size_t n) {
+  if (n == 4 && (s[0] == '<' || s[0] == '=') && s[1] == 'c' && s[2] == '1' && s[3] == '6') return TS_DT_COMPLEX128;
   if (n != 3) return TS_DT_NONE;
   char order = s[0], kind = s[1], size = s[2];
   if (order != '<' && order != '=' && order != '|' && !(order == '>' && size == '1')) return TS_DT_NONE;
@@ -123,6 +124,8 @@ static ts_dtype npy_descr_dtype(const char *s, size_t n) {
     return size == '1' ? TS_DT_UINT8 : TS_DT_NONE;
   case 'b':
     return size == '1' ? TS_DT_BOOL : TS_DT_NONE;
+  case 'c':
+    return size == '8' ? TS_DT_COMPLEX64 : TS_DT_NONE;
   default:
     return TS_DT_NONE;
   }
@@ -356,6 +359,8 @@ static const char *npy_dtype_descr(ts_dtype dt) {
   case TS_DT_INT8: return "|i1";
   case TS_DT_UINT8: return "|u1";
   case TS_DT_BOOL: return "|b1";
+  case TS_DT_COMPLEX64: return "<c8";
+  case TS_DT_COMPLEX128: return "<c16";
   default: return NULL;
   }
 }

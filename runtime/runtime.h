@@ -229,8 +229,10 @@ void ts_rt_store_i64(void *p, ts_dtype dt, int64_t v);
 const char *ts_rt_dtype_name(ts_dtype dt);
 bool ts_rt_dtype_is_float(ts_dtype dt);   /* float16/32/64, bfloat16 */
 bool ts_rt_dtype_is_integral(ts_dtype dt, bool include_bool);
-/* Whether the runtime can hold tensors of this dtype (the ten of the issue:
- * float32/64/16, bfloat16, int64/32/16/8, uint8, bool). */
+/* Whether the runtime can hold tensors of this dtype: float32/64/16,
+ * bfloat16, int64/32/16/8, uint8, bool, complex64/128 (not complex32).
+ * ts_rt_load_f64 reads a complex element's real part, the stores write
+ * a zero imaginary part. */
 bool ts_rt_dtype_supported(ts_dtype dt);
 
 /* New storage of `nbytes` (ts_rt_malloc'd, uninitialised; zeroed if `zero`). */
@@ -493,6 +495,18 @@ typedef struct ts_rt_kernel_def {
 bool ts_rt_kernels_init(ts_diag *d);
 /* The kernel for a schema of the op table, or NULL. */
 ts_rt_kernel_fn ts_rt_kernel_for(const ts_schema *s);
+/* Whether the kernel of s takes complex tensors: complex.c's and fft.c's,
+ * the element-moving kernels complex.c lists (ts_rt_complex_generic), and
+ * their in-place and out= adapters. The interpreter and compiled models
+ * call ts_rt_call_complex_check before any other kernel, so that a kernel
+ * written for real dtypes refuses a complex tensor rather than read its
+ * real part. */
+bool ts_rt_kernel_complex_ok(const ts_schema *s);
+/* kernels/complex.c: the schema names of ts_rt_complex_generic (NULL-ended);
+ * false, with the error in c, if call has a complex tensor among its
+ * inputs (directly or in a list). */
+extern const char *const ts_rt_complex_generic[];
+bool ts_rt_call_complex_check(ts_rt_ctx *c, const ts_rt_call *call);
 /* The same by name ("aten::add.Tensor"), for tests and tools. */
 ts_rt_kernel_fn ts_rt_kernel_by_name(const char *schema_name);
 /* Every bound entry, for tests and listings; count in *n. Adapters are not

@@ -104,6 +104,9 @@ double ts_rt_load_f64(const void *p, ts_dtype dt) {
   case TS_DT_INT8: return *(const int8_t *)p;
   case TS_DT_UINT8: return *(const uint8_t *)p;
   case TS_DT_BOOL: return *(const uint8_t *)p ? 1.0 : 0.0;
+  /* the real part, as ATen's casts from complex to real take it */
+  case TS_DT_COMPLEX64: return *(const float *)p;
+  case TS_DT_COMPLEX128: return *(const double *)p;
   default: return 0.0;
   }
 }
@@ -132,6 +135,8 @@ void ts_rt_store_f64(void *p, ts_dtype dt, double v) {
   case TS_DT_INT16:
   case TS_DT_INT8:
   case TS_DT_UINT8: ts_rt_store_i64(p, dt, ts_t_f2i32(v)); break;
+  case TS_DT_COMPLEX64: ((float *)p)[0] = (float)v, ((float *)p)[1] = 0; break;
+  case TS_DT_COMPLEX128: ((double *)p)[0] = v, ((double *)p)[1] = 0; break;
   default: break;
   }
 }
@@ -150,6 +155,8 @@ void ts_rt_store_i64(void *p, ts_dtype dt, int64_t v) {
   case TS_DT_FLOAT64: *(double *)p = (double)v; break;
   case TS_DT_FLOAT16: *(uint16_t *)p = ts_rt_float_to_half((float)v); break;
   case TS_DT_BFLOAT16: *(uint16_t *)p = ts_rt_float_to_bf16((float)v); break;
+  case TS_DT_COMPLEX64: ((float *)p)[0] = (float)v, ((float *)p)[1] = 0; break;
+  case TS_DT_COMPLEX128: ((double *)p)[0] = (double)v, ((double *)p)[1] = 0; break;
   default: break;
   }
 }
@@ -175,7 +182,12 @@ bool ts_rt_dtype_is_integral(ts_dtype dt, bool include_bool) {
   }
 }
 
-bool ts_rt_dtype_supported(ts_dtype dt) { return ts_rt_dtype_is_float(dt) || ts_rt_dtype_is_integral(dt, true); }
+/* complex32 (chalf) has no kernels at all; complex64 and complex128 have
+ * storage, copies and the kernels of kernels/complex.c and fft.c. */
+bool ts_rt_dtype_supported(ts_dtype dt) {
+  return ts_rt_dtype_is_float(dt) || ts_rt_dtype_is_integral(dt, true) || dt == TS_DT_COMPLEX64 ||
+         dt == TS_DT_COMPLEX128;
+}
 
 /* -------------------------------------------------------------- storages */
 
@@ -578,6 +590,10 @@ static void ts_t_copy_row(const ts_t_copy *cp, char *d, const char *s, int64_t n
       for (int64_t i = 0; i < n; i++, d += dstep, s += sstep)
         memcpy(d, s, 8);
       return;
+    case 16:
+      for (int64_t i = 0; i < n; i++, d += dstep, s += sstep)
+        memcpy(d, s, 16);
+      return;
     case 2:
       for (int64_t i = 0; i < n; i++, d += dstep, s += sstep)
         memcpy(d, s, 2);
@@ -616,7 +632,16 @@ static void ts_t_copy_row(const ts_t_copy *cp, char *d, const char *s, int64_t n
   TS_T_CONV(TS_DT_INT32, TS_DT_INT64, int32_t, int64_t, x_)
   TS_T_CONV(TS_DT_BOOL, TS_DT_INT64, uint8_t, int64_t, x_ ? 1 : 0)
 #undef TS_T_CONV
-  if (ts_rt_dtype_is_integral(cp->sdt, true)) {
+  if (ts_dtype_is_complex(cp->sdt) && ts_dtype_is_complex(cp->ddt)) {
+    /* both parts, through double (complex64 <-> complex128) */
+    for (int64_t i = 0; i < n; i++, d += dstep, s += sstep) {
+      double re, im;
+      if (cp->sdt == TS_DT_COMPLEX64) re = ((const float *)s)[0], im = ((const float *)s)[1];
+      else re = ((const double *)s)[0], im = ((const double *)s)[1];
+      if (cp->ddt == TS_DT_COMPLEX64) ((float *)d)[0] = (float)re, ((float *)d)[1] = (float)im;
+      else ((double *)d)[0] = re, ((double *)d)[1] = im;
+    }
+  } else if (ts_rt_dtype_is_integral(cp->sdt, true)) {
     /* Integers through int64 so that int64 values above 2^53 stay exact. */
     for (int64_t i = 0; i < n; i++, d += dstep, s += sstep)
       ts_rt_store_i64(d, cp->ddt, ts_rt_load_i64(s, cp->sdt));
@@ -741,6 +766,8 @@ bool ts_rt_tensor_copy_(ts_rt_ctx *c, ts_rt_tensor *dst, const ts_rt_tensor *src
     return ts_rt_fail(c, "copy_: unsupported dtype");
   if (!ts_t_check_broadcast(c, dst, src))
     return false;
+  if (ts_dtype_is_complex((ts_dtype)src->dtype) && !ts_dtype_is_complex((ts_dtype)dst->dtype))
+    ts_rt_warn(c, "Casting complex values to real discards the imaginary part");
   /* src's dims right-aligned to dst's; broadcast dims get stride 0. */
   int32_t nd = dst->ndim, lead = dst->ndim - src->ndim;
   int64_t sst[TS_RT_MAX_DIMS];

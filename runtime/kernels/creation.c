@@ -251,6 +251,10 @@ static ts_rt_tensor *cr_arange(ts_rt_ctx *ctx, ts_iv start, ts_iv end, ts_iv ste
     bool any_float = start.tag == TS_IV_DOUBLE || end.tag == TS_IV_DOUBLE || step.tag == TS_IV_DOUBLE;
     dt = any_float ? TS_DT_FLOAT32 : TS_DT_INT64;
   }
+  if (ts_dtype_is_complex(dt)) {
+    ts_rt_fail(ctx, "\"arange_cpu\" not implemented for '%s'", ts_rt_dtype_name(dt));
+    return NULL;
+  }
   bool is_float = ts_rt_dtype_is_float(dt);
   bool half = dt == TS_DT_FLOAT16 || dt == TS_DT_BFLOAT16;
   double xstart, xend, xstep, size_d;
@@ -574,6 +578,7 @@ static bool cr_k_linspace(ts_rt_ctx *ctx, ts_rt_call *call) {
   if (dt == TS_DT_NONE) dt = TS_DT_FLOAT32;
   if (steps < 0) return ts_rt_fail(ctx, "number of steps must be non-negative");
   if (dt == TS_DT_BOOL) return ts_rt_fail(ctx, "\"linspace_cpu\" not implemented for 'Bool'");
+  if (ts_dtype_is_complex(dt)) return ts_rt_fail(ctx, "linspace of dtype %s is not supported by tsaot yet", ts_rt_dtype_name(dt));
   double x0 = 0, x1 = 0;
   if (!cr_scalar_to(ctx, a, dt, &x0) || !cr_scalar_to(ctx, b, dt, &x1)) return false;
   ts_rt_tensor *t = ts_rt_tensor_new(ctx, dt, 1, &steps, false);
@@ -598,6 +603,7 @@ static bool cr_k_logspace(ts_rt_ctx *ctx, ts_rt_call *call) {
   if (steps < 0) return ts_rt_fail(ctx, "number of steps must be non-negative");
   if (dt == TS_DT_BOOL || dt == TS_DT_FLOAT16)
     return ts_rt_fail(ctx, "\"logspace_cpu\" not implemented for '%s'", ts_rt_dtype_name(dt));
+  if (ts_dtype_is_complex(dt)) return ts_rt_fail(ctx, "logspace of dtype %s is not supported by tsaot yet", ts_rt_dtype_name(dt));
   double start = 0, end = 0;
   if (!cr_scalar_to(ctx, a, dt, &start) || !cr_scalar_to(ctx, b, dt, &end)) return false;
   ts_rt_tensor *t = ts_rt_tensor_new(ctx, dt, 1, &steps, false);

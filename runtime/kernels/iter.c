@@ -75,6 +75,11 @@ static int it_should_swap(int32_t nops, const bool *use, int64_t (*str)[TS_RT_MA
 bool ts_rt_iter_build(ts_rt_ctx *c, ts_rt_iter *it, ts_rt_tensor **out, ts_dtype out_dt, unsigned flags,
                       const ts_rt_tensor *const *in, int32_t nin) {
   if (nin < 0 || nin + 1 > TS_RT_ITER_MAX_OPS) return ts_rt_fail(c, "too many operands for the iterator");
+  /* The pointwise formulas compute over float, double and int64 only: a
+   * complex operand is refused here rather than read as its real part. */
+  bool cx = ts_dtype_is_complex(out_dt) || (*out && ts_dtype_is_complex((ts_dtype)(*out)->dtype));
+  for (int32_t k = 0; k < nin && !cx; k++) cx = ts_dtype_is_complex((ts_dtype)in[k]->dtype);
+  if (cx) return ts_rt_fail(c, "tsaot's pointwise kernels do not support complex tensors (ComplexFloat, ComplexDouble)");
   /* A given output takes part in the shape unless it may be resized, as in
    * TensorIterator (fill_ writes a 0-d value over all of self). */
   int32_t ndims[TS_RT_ITER_MAX_OPS];

@@ -57,13 +57,17 @@ static bool op_tensor_eq(oc_env *e, const ts_rt_tensor *a, const ts_rt_tensor *b
   double fa = 0, fb = 0;
   ts_dtype dt = (ts_dtype)a->dtype;
   size_t es = ts_dtype_size(dt);
-  bool isf = ts_rt_dtype_is_float(dt);
+  bool cx = ts_dtype_is_complex(dt), isf = ts_rt_dtype_is_float(dt) || cx;
+  ts_dtype part = dt == TS_DT_COMPLEX128 ? TS_DT_FLOAT64 : TS_DT_FLOAT32; /* a complex element's parts */
   const uint8_t *pa = ts_rt_tensor_data(a), *pb = ts_rt_tensor_data(b);
   for (int64_t i = 0; i < n; i++) {
     const void *xa = pa + oa * (int64_t)es, *xb = pb + ob * (int64_t)es;
     bool ok;
     if (isf) ok = op_close(e, ts_rt_load_f64(xa, dt), ts_rt_load_f64(xb, dt));
     else ok = ts_rt_load_i64(xa, dt) == ts_rt_load_i64(xb, dt);
+    if (cx && ok)
+      ok = op_close(e, ts_rt_load_f64((const uint8_t *)xa + es / 2, part),
+                    ts_rt_load_f64((const uint8_t *)xb + es / 2, part));
     if (!ok && bad++ == 0) {
       first = i;
       fa = isf ? ts_rt_load_f64(xa, dt) : (double)ts_rt_load_i64(xa, dt);

@@ -96,8 +96,16 @@ static void test_load_store(void) {
   TS_CHECK(ts_rt_load_f64(buf, TS_DT_FLOAT32) == 16777216.0);
   TS_CHECK(ts_rt_dtype_is_float(TS_DT_BFLOAT16) && !ts_rt_dtype_is_float(TS_DT_INT8));
   TS_CHECK(ts_rt_dtype_is_integral(TS_DT_BOOL, true) && !ts_rt_dtype_is_integral(TS_DT_BOOL, false));
-  TS_CHECK(ts_rt_dtype_supported(TS_DT_UINT8) && !ts_rt_dtype_supported(TS_DT_COMPLEX64) &&
+  TS_CHECK(ts_rt_dtype_supported(TS_DT_UINT8) && ts_rt_dtype_supported(TS_DT_COMPLEX64) &&
+           ts_rt_dtype_supported(TS_DT_COMPLEX128) && !ts_rt_dtype_supported(TS_DT_COMPLEX32) &&
            !ts_rt_dtype_supported(TS_DT_QINT8));
+  /* complex elements: loads give the real part, stores a zero imaginary part */
+  float cf[2] = {0, 7};
+  ts_rt_store_f64(cf, TS_DT_COMPLEX64, -2.5);
+  TS_CHECK(cf[0] == -2.5f && cf[1] == 0 && ts_rt_load_f64(cf, TS_DT_COMPLEX64) == -2.5);
+  double cd[2] = {0, 7};
+  ts_rt_store_i64(cd, TS_DT_COMPLEX128, 3);
+  TS_CHECK(cd[0] == 3 && cd[1] == 0 && ts_rt_load_i64(cd, TS_DT_COMPLEX128) == 3);
 }
 
 /* A contiguous float32 tensor of the given shape holding 0, 1, 2, ... */

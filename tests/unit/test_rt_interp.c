@@ -566,6 +566,51 @@ static void test_with_kernels(void) {
   ts_graph_free(g);
 }
 
+/* A complex tensor reaches the kernels that take one (view_as_real, a
+ * view, cat) and is refused by one written for real dtypes (sum), which
+ * would otherwise read only the real parts. */
+static void test_complex_inputs(void) {
+  ts_graph *g = parse("graph(%z : Tensor):\n"
+                      "  %m : int = prim::Constant[value=-1]()\n"
+                      "  %zero : int = prim::Constant[value=0]()\n"
+                      "  %l : Tensor[] = prim::ListConstruct(%z, %z)\n"
+                      "  %c : Tensor = aten::cat(%l, %zero)\n"
+                      "  %s : int[] = prim::ListConstruct(%m)\n"
+                      "  %v : Tensor = aten::view(%c, %s)\n"
+                      "  %r : Tensor = aten::view_as_real(%v)\n"
+                      "  return (%r)\n");
+  ts_graph *bad = parse("graph(%z : Tensor):\n"
+                        "  %none : NoneType = prim::Constant()\n"
+                        "  %r : Tensor = aten::sum(%z, %none)\n"
+                        "  return (%r)\n");
+  ts_rt_ctx ctx;
+  ts_rt_ctx_init(&ctx, 1);
+  int64_t sizes[1] = {2};
+  ts_rt_tensor *z = ts_rt_tensor_new(&ctx, TS_DT_COMPLEX64, 1, sizes, false);
+  if (g && bad && TS_CHECK(z)) {
+    float *p = ts_rt_tensor_data(z);
+    p[0] = 1, p[1] = 2, p[2] = -3, p[3] = 0.5f;
+    ts_iv arg = ts_iv_tensor(z), ret = ts_iv_none();
+    if (TS_CHECK(run(g, &arg, 1, &ret, NULL, false)) && TS_CHECK(ret.tag == TS_IV_TENSOR)) {
+      const ts_rt_tensor *r = ret.u.t;
+      TS_CHECK(r->dtype == TS_DT_FLOAT32 && r->ndim == 2 && r->sizes[0] == 4 && r->sizes[1] == 2);
+      const float *q = ts_rt_tensor_data(r);
+      TS_CHECK(q[0] == 1 && q[1] == 2 && q[2] == -3 && q[3] == 0.5f && q[4] == 1 && q[7] == 0.5f);
+    }
+    ts_iv_release(ret);
+    ts_buf why = {0};
+    ret = ts_iv_none();
+    TS_CHECK(!run(bad, &arg, 1, &ret, &why, true));
+    if (!TS_CHECK(why.data && strstr(why.data, "\"aten::sum\" not implemented for 'ComplexFloat'")))
+      fprintf(stderr, "  got: %s\n", why.data ? why.data : "");
+    ts_buf_free(&why);
+  }
+  if (z) ts_rt_tensor_release(z);
+  ts_rt_ctx_free(&ctx);
+  ts_graph_free(g);
+  ts_graph_free(bad);
+}
+
 static void test_chunk(void) {
   ts_graph *g = parse("graph(%t : Tensor):\n"
                       "  %a : Tensor, %b : Tensor = prim::ConstantChunk[chunks=2, dim=0](%t)\n"
@@ -656,6 +701,7 @@ int main(void) {
   test_errors();
   test_tolist();
   test_with_kernels();
+  test_complex_inputs();
   test_chunk();
   test_model();
   return ts_test_finish();

@@ -44,6 +44,15 @@ static const char npy_0d[] = "\x93NUMPY\x01\x00v\x00{'descr': '<i8', 'fortran_or
 static const char npy_empty[] = "\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (2, 0, 3), }"
                                 "                                                       \n";
 
+/* np.save(f, np.array([[1+2j, -3.5+0.25j]], dtype='<c8')) */
+static const char npy_c8[] = "\x93NUMPY\x01\x00v\x00{'descr': '<c8', 'fortran_order': False, 'shape': (1, 2), }"
+    "                                                          \x0a"
+    "\x00\x00\x80?\x00\x00\x00@\x00\x00`\xc0\x00\x00\x80>";
+/* np.save(f, np.array([[1+2j, -3.5+0.25j]], dtype='<c16')) */
+static const char npy_c16[] = "\x93NUMPY\x01\x00v\x00{'descr': '<c16', 'fortran_order': False, 'shape': (1, 2), }"
+    "                                                         \x0a"
+    "\x00\x00\x00\x00\x00\x00\xf0?\x00\x00\x00\x00\x00\x00\x00@\x00\x00\x00\x00\x00\x00\x0c\xc0\x00\x00\x00\x00\x00\x00\xd0?";
+
 static void test_numpy_files(ts_rt_ctx *c) {
   ts_rt_tensor *t = ts_rt_npy_parse(c, npy_fortran_i4, sizeof npy_fortran_i4 - 1, "f.npy");
   if (TS_CHECK(t)) {
@@ -98,6 +107,36 @@ static void test_write_matches_numpy(ts_rt_ctx *c) {
     free(d);
     ts_rt_tensor_release(t);
     remove(path);
+  }
+}
+
+/* complex64 and complex128 arrays read with both parts and written back
+ * byte for byte. */
+static void test_complex(ts_rt_ctx *c) {
+  struct {
+    const char *bytes;
+    size_t len;
+    ts_dtype dt;
+  } cases[] = {{npy_c8, sizeof npy_c8 - 1, TS_DT_COMPLEX64}, {npy_c16, sizeof npy_c16 - 1, TS_DT_COMPLEX128}};
+  static const double want[4] = {1, 2, -3.5, 0.25};
+  for (size_t i = 0; i < 2; i++) {
+    ts_rt_tensor *t = ts_rt_npy_parse(c, cases[i].bytes, cases[i].len, "c.npy");
+    if (!TS_CHECK(t)) continue;
+    TS_CHECK_INTEQ(t->dtype, cases[i].dt);
+    TS_CHECK(t->ndim == 2 && t->sizes[0] == 1 && t->sizes[1] == 2);
+    for (int k = 0; k < 4; k++) {
+      double v = cases[i].dt == TS_DT_COMPLEX64 ? ((const float *)ts_rt_tensor_data(t))[k]
+                                                : ((const double *)ts_rt_tensor_data(t))[k];
+      TS_CHECK(v == want[k]);
+    }
+    const char *path = TMPDIR "/npy_complex.npy";
+    TS_CHECK(ts_rt_npy_write(c, path, t));
+    size_t len = 0;
+    uint8_t *d = read_all(path, &len);
+    TS_CHECK(d && len == cases[i].len && memcmp(d, cases[i].bytes, len) == 0);
+    free(d);
+    remove(path);
+    ts_rt_tensor_release(t);
   }
 }
 
@@ -179,7 +218,7 @@ static void test_hostile(ts_rt_ctx *c) {
     size_t dlen;
     const char *want;
   } cases[] = {
-      {"{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", 8, "unsupported dtype '<c8'"},
+      {"{'descr': '<c32', 'fortran_order': False, 'shape': (1,), }", 32, "unsupported dtype '<c32'"},
       {"{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", 8, "unsupported dtype '>f4'"},
       {"{'descr': '<u2', 'fortran_order': False, 'shape': (1,), }", 8, "unsupported dtype"},
       {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", 8, "structured"},
@@ -277,6 +316,7 @@ int main(void) {
   test_numpy_files(&c);
   test_write_matches_numpy(&c);
   test_round_trip(&c);
+  test_complex(&c);
   test_hostile(&c);
   ts_rt_ctx_free(&c);
   return ts_test_finish();
