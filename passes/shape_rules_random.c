@@ -59,7 +59,13 @@ static void sr_rd_like_input(ts_sr_call *c, uint32_t i) {
   out.requires_grad = 0;
   out.rank = in.rank;
   if (in.rank > 0) memcpy(out.sizes, in.sizes, (size_t)in.rank * sizeof *in.sizes);
-  ts_sr_contiguous(&out);
+  /* the _like factories keep a strided input's layout (preserve_format) */
+  int mf = sr_rd_arg(c, "memory_format");
+  int64_t fmt = 1;
+  if (mf < 0 || (ts_sr_int(c, (uint32_t)mf, &fmt) && fmt == 0) || ts_sr_is_contiguous(&in))
+    ts_sr_contiguous(&out);
+  else if (!ts_sr_is_none(c, (uint32_t)mf) && !(ts_sr_int(c, (uint32_t)mf, &fmt) && fmt == 1))
+    return; /* refused at run time */
   ts_sr_set(c, 0, &out);
 }
 

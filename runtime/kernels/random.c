@@ -318,19 +318,32 @@ static void rd_normal16(char *p, ts_dtype dt, double mean, double std) {
     }
     return;
   }
+  size_t es = ts_dtype_size(dt);
   for (int j = 0; j < 8; j++) {
-    double u1, u2 = ts_rt_load_f64(p + (size_t)(j + 8) * ts_dtype_size(dt), dt), radius;
+    double u2 = ts_rt_load_f64(p + (size_t)(j + 8) * es, dt);
     if (dt == TS_DT_FLOAT64) {
-      u1 = 1.0 - ts_rt_load_f64(p + (size_t)j * 8, dt);
-      radius = sqrt(-2.0 * log(u1));
+      double radius = sqrt(-2.0 * log(1.0 - ts_rt_load_f64(p + (size_t)j * 8, dt)));
+      double theta = 2.0 * 3.14159265358979323846 * u2;
+      ts_rt_store_f64(p + (size_t)j * 8, dt, radius * cos(theta) * std + mean);
+      ts_rt_store_f64(p + (size_t)(j + 8) * 8, dt, radius * sin(theta) * std + mean);
+    } else if (dt == TS_DT_FLOAT16) {
+      /* u1, radius and theta rounded to half, the rest in float (c10::Half
+       * converts to float for std::log, std::cos and mixed arithmetic) */
+      float u1 = (float)rd_round(dt, 1.0 - ts_rt_load_f64(p + (size_t)j * es, dt));
+      float radius = (float)rd_round(dt, sqrtf(-2.0f * logf(u1)));
+      float theta = (float)rd_round(dt, 2.0 * 3.14159265358979323846 * u2);
+      ts_rt_store_f64(p + (size_t)j * es, dt, radius * cosf(theta) * (float)std + (float)mean);
+      ts_rt_store_f64(p + (size_t)(j + 8) * es, dt, radius * sinf(theta) * (float)std + (float)mean);
     } else {
-      /* float (and the 16-bit types, computed in float) */
-      float f1 = 1.0f - (float)ts_rt_load_f64(p + (size_t)j * ts_dtype_size(dt), dt);
-      radius = (double)sqrtf(-2.0f * logf(f1));
+      /* bfloat16: c10's BFloat16 math returns BFloat16, so every step is
+       * rounded */
+      double u1 = rd_round(dt, 1.0 - ts_rt_load_f64(p + (size_t)j * es, dt));
+      double radius = rd_round(dt, sqrtf((float)rd_round(dt, -2.0 * rd_round(dt, logf((float)u1)))));
+      double theta = rd_round(dt, 2.0 * 3.14159265358979323846 * u2);
+      double cs = rd_round(dt, cosf((float)theta)), sn = rd_round(dt, sinf((float)theta));
+      ts_rt_store_f64(p + (size_t)j * es, dt, rd_round(dt, rd_round(dt, radius * cs) * std) + mean);
+      ts_rt_store_f64(p + (size_t)(j + 8) * es, dt, rd_round(dt, rd_round(dt, radius * sn) * std) + mean);
     }
-    double theta = 2.0 * 3.14159265358979323846 * u2;
-    ts_rt_store_f64(p + (size_t)j * ts_dtype_size(dt), dt, radius * cos(theta) * std + mean);
-    ts_rt_store_f64(p + (size_t)(j + 8) * ts_dtype_size(dt), dt, radius * sin(theta) * std + mean);
   }
 }
 
@@ -409,6 +422,46 @@ static ts_rt_tensor *rd_new_sized(ts_rt_ctx *c, ts_rt_call *call, uint32_t i, ts
 /* A new contiguous tensor shaped as a. */
 static ts_rt_tensor *rd_new_like(ts_rt_ctx *c, const ts_rt_tensor *a, ts_dtype dt) {
   return ts_rt_tensor_new(c, dt == TS_DT_NONE ? (ts_dtype)a->dtype : dt, a->ndim, a->sizes, false);
+}
+
+/* empty_like(a) with the preserve format: a's strides when a is
+ * non-overlapping and dense (a transposed or permuted tensor), else
+ * contiguous. */
+static ts_rt_tensor *rd_new_preserve(ts_rt_ctx *c, const ts_rt_tensor *a, ts_dtype dt) {
+  int32_t nd = a->ndim, perm[TS_RT_MAX_DIMS];
+  if (ts_rt_tensor_is_contiguous(a) || nd < 2) return rd_new_like(c, a, dt);
+  /* dims from the largest stride to the smallest (ties: in order) */
+  for (int32_t d = 0; d < nd; d++) {
+    int32_t at = d;
+    while (at > 0 && a->strides[perm[at - 1]] < a->strides[d]) {
+      perm[at] = perm[at - 1];
+      at--;
+    }
+    perm[at] = d;
+  }
+  int64_t psz[TS_RT_MAX_DIMS], expect = 1;
+  for (int32_t k = nd - 1; k >= 0; k--) {
+    int32_t d = perm[k];
+    psz[k] = a->sizes[d];
+    if (a->sizes[d] != 1 && a->strides[d] != expect) return rd_new_like(c, a, dt);
+    expect *= a->sizes[d];
+  }
+  ts_rt_tensor *base = ts_rt_tensor_new(c, dt == TS_DT_NONE ? (ts_dtype)a->dtype : dt, nd, psz, false);
+  if (!base) return NULL;
+  int64_t st[TS_RT_MAX_DIMS];
+  for (int32_t k = 0; k < nd; k++) st[perm[k]] = base->strides[k];
+  ts_rt_tensor *v = ts_rt_tensor_view(c, base, base->offset, nd, a->sizes, st);
+  ts_rt_tensor_release(base);
+  return v;
+}
+
+/* The memory_format argument i: true for None or preserve_format. */
+static bool rd_preserve_arg(ts_rt_ctx *c, ts_rt_call *call, uint32_t i, bool *preserve) {
+  if (!ts_rt_arg_check(c, call, i)) return false;
+  ts_iv v = call->in[i];
+  *preserve = v.tag == TS_IV_NONE || (v.tag == TS_IV_INT && v.u.i == 1);
+  if (v.tag == TS_IV_NONE || (v.tag == TS_IV_INT && (v.u.i == 0 || v.u.i == 1))) return true;
+  return ts_rt_fail(c, "tsaot supports only the contiguous and preserve memory formats here");
 }
 
 static bool rd_put(ts_rt_call *call, ts_rt_tensor *t) {
@@ -507,10 +560,12 @@ static bool rd_k_randn_gn(ts_rt_ctx *c, ts_rt_call *call) { return rd_rand_commo
 static bool rd_like_common(ts_rt_ctx *c, ts_rt_call *call, bool normal) {
   ts_rt_tensor *a;
   ts_dtype dt;
-  if (!ts_rt_arg_tensor(c, call, 0, &a) || !rd_factory(c, call, 1, &dt)) return false;
+  bool preserve;
+  if (!ts_rt_arg_tensor(c, call, 0, &a) || !rd_factory(c, call, 1, &dt) || !rd_preserve_arg(c, call, 5, &preserve))
+    return false;
   if (dt == TS_DT_NONE) dt = (ts_dtype)a->dtype;
   if (!ts_rt_dtype_is_float(dt)) return rd_not_impl(c, normal ? "normal_kernel_cpu" : "check_uniform_bounds", dt);
-  ts_rt_tensor *t = rd_new_like(c, a, dt);
+  ts_rt_tensor *t = preserve ? rd_new_preserve(c, a, dt) : rd_new_like(c, a, dt);
   if (!t) return false;
   if (normal) rd_normal_fill(c, t, 0.0, 1.0);
   else rd_uniform_(c, t, 0.0, 1.0);
@@ -553,8 +608,9 @@ static bool rd_randint_like_common(ts_rt_ctx *c, ts_rt_call *call, bool low) {
       !ts_rt_arg_int(c, call, i++, &hi))
     return false;
   ts_dtype dt;
-  if (!rd_factory(c, call, i, &dt)) return false;
-  ts_rt_tensor *t = rd_new_like(c, a, dt);
+  bool preserve;
+  if (!rd_factory(c, call, i, &dt) || !rd_preserve_arg(c, call, i + 4, &preserve)) return false;
+  ts_rt_tensor *t = preserve ? rd_new_preserve(c, a, dt) : rd_new_like(c, a, dt);
   if (!t) return false;
   if (!rd_random_from_to(c, t, lo, hi)) {
     ts_rt_tensor_release(t);
@@ -796,7 +852,7 @@ static bool rd_k_cauchy_(ts_rt_ctx *c, ts_rt_call *call) {
 }
 
 /* random_.from(self, from, to?, *, generator); to None: up to the largest
- * value the dtype holds exactly (int64: 2^63 - 1). */
+ * value the dtype holds (2^digits for floating dtypes), inclusive. */
 static bool rd_k_random_from(ts_rt_ctx *c, ts_rt_call *call) {
   ts_rt_tensor *t;
   int64_t from, to = 0;
@@ -804,20 +860,29 @@ static bool rd_k_random_from(ts_rt_ctx *c, ts_rt_call *call) {
   if (!ts_rt_arg_tensor(c, call, 0, &t) || !ts_rt_arg_int(c, call, 1, &from) ||
       !ts_rt_arg_opt_int(c, call, 2, &to, &have_to) || !rd_no_generator(c, call, 3))
     return false;
-  if (!have_to) {
-    ts_dtype dt = (ts_dtype)t->dtype;
-    if (dt != TS_DT_INT64 && dt != TS_DT_INT32 && dt != TS_DT_INT16 && dt != TS_DT_INT8 && dt != TS_DT_UINT8)
-      return ts_rt_fail(c, "tsaot: random_(from, None) is supported for integer tensors only");
-    int bits = dt == TS_DT_INT64 ? 63 : dt == TS_DT_INT32 ? 31 : dt == TS_DT_INT16 ? 15 : dt == TS_DT_INT8 ? 7 : 8;
-    if (bits == 63 && from == INT64_MIN)
-      return ts_rt_fail(c, "tsaot: random_(from=-2^63, None) (the full 64-bit range) is not supported");
-    to = bits == 63 ? INT64_MAX : (int64_t)1 << bits;
-    if (from >= to)
-      return ts_rt_fail(c, "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to "
-                           "dtype, but got from=%lld > to_inc=%lld",
-                        (long long)from, (long long)(to - 1));
+  if (have_to) {
+    if (!rd_random_from_to(c, t, from, to)) return false;
+    return rd_put_self(call, t);
   }
-  if (!rd_random_from_to(c, t, from, to)) return false;
+  ts_dtype dt = (ts_dtype)t->dtype;
+  int64_t to_inc;
+  switch (dt) {
+  case TS_DT_BOOL: to_inc = 1; break;
+  case TS_DT_UINT8: to_inc = 255; break;
+  case TS_DT_INT8: to_inc = 127; break;
+  case TS_DT_INT16: to_inc = INT16_MAX; break;
+  case TS_DT_INT32: to_inc = INT32_MAX; break;
+  case TS_DT_INT64: to_inc = INT64_MAX; break;
+  default: to_inc = (int64_t)1 << rd_digits(dt); break;
+  }
+  if (from == INT64_MIN)
+    return ts_rt_fail(c, "tsaot: random_(from=-2^63, to=None) (the full 64-bit range) is not supported");
+  if (!(from < to_inc))
+    return ts_rt_fail(c, "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to "
+                         "dtype, but got from=%lld > to_inc=%lld",
+                      (long long)from, (long long)to_inc);
+  rd_params q = {.range = (uint64_t)to_inc - (uint64_t)from + 1, .base = from};
+  rd_each(c, t, rd_el_from_to, &q);
   return rd_put_self(call, t);
 }
 
@@ -1000,7 +1065,7 @@ static bool rd_k_multinomial(ts_rt_ctx *c, ts_rt_call *call) {
   if (!pf) return false;
   const double *p = ts_rt_tensor_data(pf);
   int64_t total = rows * n;
-  bool fast = !repl || k == 1;
+  bool fast = !repl;
   /* the checks PyTorch makes before it draws (the fast path's over the
    * whole tensor, the other row by row) */
   const char *bad = NULL;
