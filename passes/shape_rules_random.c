@@ -1,8 +1,8 @@
 /* passes/shape_rules_random.c: shape rules of the random ops
  * (runtime/kernels/random.c): factories of a size list (rand, randn,
  * randint, normal.float_float, randperm), _like forms and ops shaped as an
- * input (a new contiguous tensor), multinomial, and the in-place ones
- * (self's type). */
+ * input (a new contiguous tensor), multinomial, the dropouts and rrelu,
+ * fractional max pooling, and the in-place ones (self's type). */
 #include <string.h>
 
 #include "shape_rules.h"
@@ -126,7 +126,41 @@ static void sr_rd_self(ts_sr_call *c) {
     ts_sr_set_type(c, 0, c->node->inputs[0]->type);
 }
 
+/* The dropouts and rrelu: self's sizes and dtype, a new tensor (or self
+ * itself when not training), contiguous when self is. */
+static void sr_rd_same(ts_sr_call *c) {
+  ts_sr_shape in;
+  if (!ts_sr_tensor(c, 0, &in)) return;
+  if (!ts_sr_is_contiguous(&in)) in.has_strides = false;
+  ts_sr_set(c, 0, &in);
+}
+
+/* fractional_max_pool2d/3d(self [N,] C, spatial..., kernel_size,
+ * output_size, samples): (output, indices int64) of [N,] C, output_size */
+static void sr_rd_frac(ts_sr_call *c) {
+  ts_sr_shape in, out;
+  if (!ts_sr_tensor(c, 0, &in)) return;
+  int nd = strstr(c->schema->name, "3d") ? 3 : 2;
+  int64_t os[3];
+  int32_t n = 0;
+  ts_sr_unknown(&out);
+  out.dtype = in.dtype;
+  out.device = in.device;
+  out.requires_grad = 0;
+  if ((in.rank == nd + 1 || in.rank == nd + 2) && ts_sr_int_list(c, 2, os, &n, 3) && (n == nd || n == 1)) {
+    out.rank = in.rank;
+    for (int32_t d = 0; d < in.rank - nd; d++) out.sizes[d] = in.sizes[d];
+    for (int d = 0; d < nd; d++) out.sizes[in.rank - nd + d] = os[n == 1 ? 0 : d];
+    ts_sr_contiguous(&out);
+  }
+  ts_sr_set(c, 0, &out);
+  out.dtype = TS_DT_INT64;
+  ts_sr_set(c, 1, &out);
+}
+
 const ts_sr_def ts_sr_rules_random[] = {
+    {"aten::alpha_dropout", sr_rd_same},
+    {"aten::alpha_dropout_", sr_rd_self},
     {"aten::bernoulli", sr_rd_like0},
     {"aten::bernoulli.p", sr_rd_like0},
     {"aten::bernoulli.Tensor", sr_rd_like0},
@@ -134,6 +168,10 @@ const ts_sr_def ts_sr_rules_random[] = {
     {"aten::bernoulli_.float", sr_rd_self},
     {"aten::cauchy_", sr_rd_self},
     {"aten::exponential_", sr_rd_self},
+    {"aten::feature_alpha_dropout", sr_rd_same},
+    {"aten::feature_alpha_dropout_", sr_rd_self},
+    {"aten::fractional_max_pool2d", sr_rd_frac},
+    {"aten::fractional_max_pool3d", sr_rd_frac},
     {"aten::geometric_", sr_rd_self},
     {"aten::log_normal_", sr_rd_self},
     {"aten::multinomial", sr_rd_multinomial},
@@ -163,6 +201,7 @@ const ts_sr_def ts_sr_rules_random[] = {
     {"aten::random_", sr_rd_self},
     {"aten::randperm", sr_rd_randperm},
     {"aten::randperm.generator", sr_rd_randperm},
+    {"aten::rrelu", sr_rd_same},
     {"aten::uniform_", sr_rd_self},
     {NULL, NULL},
 };

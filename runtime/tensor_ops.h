@@ -133,5 +133,12 @@ double ts_rt_gen_normal(ts_rt_ctx *c);
 /* self.bernoulli_(p) for a float p in [0, 1] (checked by the caller), in
  * the order PyTorch draws (self's memory order). */
 void ts_rt_bernoulli_fill(ts_rt_ctx *c, ts_rt_tensor *self, double p);
+/* ATen's _dropout_impl: x itself (retained) when p == 0, not training or
+ * empty; x * 0 for p == 1; else x times a bernoulli(1 - p) noise (per
+ * element, or per sample and channel for `feature`) scaled by 1 / (1 - p),
+ * or for `alpha` (SELU's alpha dropout) the affine map that keeps mean and
+ * variance. `inplace`: written into x, which is returned retained. */
+ts_rt_tensor *ts_rt_dropout(ts_rt_ctx *c, ts_rt_tensor *x, double p, bool train, bool feature, bool alpha,
+                            bool inplace);
 
 #endif

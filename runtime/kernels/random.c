@@ -1,6 +1,8 @@
 /* runtime/kernels/random.c: the random ops (rand, randn, randint, randperm,
  * normal, uniform_, bernoulli, multinomial, exponential_, geometric_,
- * log_normal_, cauchy_, random_, their _like forms) and manual_seed, drawing
+ * log_normal_, cauchy_, random_, their _like forms), the dropouts (dropout,
+ * feature_dropout, alpha_dropout, feature_alpha_dropout: ts_rt_dropout, which
+ * nn.c's kernels call too), rrelu, and manual_seed, drawing
  * from the run's generator (ctx->gen) as PyTorch 1.13's CPU generator does,
  * so that a run seeded as a PyTorch process is gives PyTorch's values.
  *
@@ -24,7 +26,10 @@
  * new tensor's in order, an in-place self's in memory order.
  *
  * Each run starts from PyTorch's default seed (runtime.h, ts_rt_ctx.gen);
- * explicit Generator objects are refused. */
+ * explicit Generator objects are refused.
+ *
+ * Also fractional_max_pool2d/3d, deterministic given their random_samples
+ * (F.fractional_max_pool2d draws them with torch.rand in the model). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -1133,6 +1138,257 @@ static bool rd_k_multinomial(ts_rt_ctx *c, ts_rt_call *call) {
   return rd_put(call, t);
 }
 
+/* --------------------------------------------------------------- dropout */
+
+ts_rt_tensor *ts_rt_dropout(ts_rt_ctx *c, ts_rt_tensor *x, double p, bool train, bool feature, bool alpha,
+                            bool inplace) {
+  if (!(p >= 0 && p <= 1)) return ts_rt_fail(c, "dropout probability has to be between 0 and 1, but got %g", p), NULL;
+  int64_t n = ts_rt_tensor_numel(x);
+  if (p == 0 || !train || n == 0) {
+    ts_rt_tensor_retain(x);
+    return x;
+  }
+  ts_dtype dt = (ts_dtype)x->dtype;
+  if (!ts_rt_dtype_is_float(dt)) return rd_not_impl(c, "bernoulli_scalar_cpu_", dt), NULL;
+  if (feature && x->ndim < 2) return ts_rt_fail(c, "Feature dropout requires at least 2 dimensions in the input"), NULL;
+  /* the noise: per element, or per (sample, channel) for feature dropout;
+   * bernoulli_(1 - p) in x's dtype, then scaled as ATen's _dropout_impl */
+  int64_t inner = 1;
+  if (feature)
+    for (int32_t d = 2; d < x->ndim; d++) inner *= x->sizes[d];
+  int64_t nn = n / inner;
+  double *noise = ts_rt_malloc((size_t)nn * sizeof *noise);
+  ts_rt_tensor *xc = noise ? ts_rt_tensor_contiguous(c, x) : NULL;
+  ts_rt_tensor *out = xc ? ts_rt_tensor_new(c, dt, x->ndim, x->sizes, false) : NULL;
+  if (!out) {
+    if (xc) ts_rt_tensor_release(xc);
+    ts_rt_free(noise);
+    return noise ? NULL : (ts_rt_oom(c), NULL);
+  }
+  const char *xv = ts_rt_tensor_data(xc);
+  char *ov = ts_rt_tensor_data(out);
+  size_t es = ts_dtype_size(dt);
+  if (p == 1) {
+    for (int64_t i = 0; i < n; i++) ts_rt_store_f64(ov + (size_t)i * es, dt, ts_rt_load_f64(xv + (size_t)i * es, dt) * 0.0);
+  } else {
+    double keep = 1.0 - p;
+    for (int64_t i = 0; i < nn; i++) noise[i] = ts_rt_gen_uniform(c) < keep ? 1.0 : 0.0;
+    /* the scalars as a float tensor's ops take them: rounded to dt */
+    double aa = 0, sc = 0, shift = 0;
+    if (alpha) {
+      const double a_const = 1.7580993408473766;
+      double a = 1.0 / sqrt((a_const * a_const * p + 1) * (1 - p));
+      aa = rd_round(dt, a_const * a);
+      shift = rd_round(dt, a_const * a * p);
+      sc = rd_round(dt, a);
+    } else {
+      sc = rd_round(dt, 1.0 / rd_round(dt, keep));
+    }
+    for (int64_t i = 0; i < n; i++) {
+      double v = ts_rt_load_f64(xv + (size_t)i * es, dt), m = noise[i / inner], r;
+      if (alpha) {
+        double b = rd_round(dt, rd_round(dt, (m - 1) * aa) + shift);
+        r = rd_round(dt, rd_round(dt, v * rd_round(dt, m * sc)) + b);
+      } else {
+        r = rd_round(dt, v * (m * sc));
+      }
+      ts_rt_store_f64(ov + (size_t)i * es, dt, r);
+    }
+  }
+  ts_rt_free(noise);
+  ts_rt_tensor_release(xc);
+  if (!inplace) return out;
+  bool ok = ts_rt_tensor_copy_(c, x, out);
+  ts_rt_tensor_release(out);
+  if (!ok) return NULL;
+  ts_rt_tensor_retain(x);
+  return x;
+}
+
+/* alpha_dropout(_) and feature_alpha_dropout(_) (input, p, train) */
+static bool rd_alpha_dropout_common(ts_rt_ctx *c, ts_rt_call *call, bool feature, bool inplace) {
+  ts_rt_tensor *x;
+  double p;
+  bool train;
+  if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_double(c, call, 1, &p) || !ts_rt_arg_bool(c, call, 2, &train))
+    return false;
+  return rd_put(call, ts_rt_dropout(c, x, p, train, feature, true, inplace));
+}
+
+static bool rd_k_alpha_dropout(ts_rt_ctx *c, ts_rt_call *call) { return rd_alpha_dropout_common(c, call, false, false); }
+static bool rd_k_alpha_dropout_(ts_rt_ctx *c, ts_rt_call *call) { return rd_alpha_dropout_common(c, call, false, true); }
+static bool rd_k_feature_alpha_dropout(ts_rt_ctx *c, ts_rt_call *call) {
+  return rd_alpha_dropout_common(c, call, true, false);
+}
+static bool rd_k_feature_alpha_dropout_(ts_rt_ctx *c, ts_rt_call *call) {
+  return rd_alpha_dropout_common(c, call, true, true);
+}
+
+/* ----------------------------------------------------------------- rrelu */
+
+/* rrelu(self, lower, upper, training, generator): in training a slope
+ * drawn per non-positive element (a 53-bit uniform in [lower, upper), the
+ * bounds and the slope rounded to self's dtype's opmath type), in order;
+ * else leaky_relu with the mean slope. */
+static bool rd_k_rrelu(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *x;
+  double lo, hi;
+  bool train;
+  if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_double(c, call, 1, &lo) || !ts_rt_arg_double(c, call, 2, &hi) ||
+      !ts_rt_arg_bool(c, call, 3, &train) || !rd_no_generator(c, call, 4))
+    return false;
+  ts_dtype dt = (ts_dtype)x->dtype;
+  if (!ts_rt_dtype_is_float(dt)) return rd_not_impl(c, train ? "rrelu_with_noise_out_cpu" : "leaky_relu_cpu", dt);
+  if (train && !(lo <= hi))
+    return ts_rt_fail(c, "Lower bound should be less than or equal to the upper bound");
+  ts_rt_tensor *xc = ts_rt_tensor_contiguous(c, x);
+  ts_rt_tensor *out = xc ? ts_rt_tensor_new(c, dt, x->ndim, x->sizes, false) : NULL;
+  if (!out) {
+    if (xc) ts_rt_tensor_release(xc);
+    return false;
+  }
+  const char *xv = ts_rt_tensor_data(xc);
+  char *ov = ts_rt_tensor_data(out);
+  size_t es = ts_dtype_size(dt);
+  double slope = rd_round(dt, (lo + hi) / 2);
+  /* training draws between the bounds as opmath_t (float below float64) */
+  double flo = dt == TS_DT_FLOAT64 ? lo : (float)lo, fhi = dt == TS_DT_FLOAT64 ? hi : (float)hi;
+  for (int64_t i = 0, n = ts_rt_tensor_numel(xc); i < n; i++) {
+    double v = ts_rt_load_f64(xv + (size_t)i * es, dt);
+    if (train && v <= 0) v *= rd_round(dt, ts_rt_gen_uniform(c) * (fhi - flo) + flo);
+    else if (!train && !(v > 0)) v *= slope;
+    ts_rt_store_f64(ov + (size_t)i * es, dt, v);
+  }
+  ts_rt_tensor_release(xc);
+  return rd_put(call, out);
+}
+
+/* ------------------------------------------------- fractional max pool */
+
+/* The window starts of one dimension (ATen's generate_intervals): from
+ * the plane's sample u in [0, 1), in the input's dtype's arithmetic. */
+static void rd_frac_intervals(ts_dtype dt, double u, int64_t in, int64_t out, int64_t pool, int64_t *seq) {
+  if (out > 1) {
+    double alpha = rd_round(dt, rd_round(dt, (double)(in - pool)) / rd_round(dt, (double)(out - 1)));
+    for (int64_t i = 0; i < out - 1; i++)
+      seq[i] = (int64_t)(int32_t)rd_round(dt, rd_round(dt, (double)i + u) * alpha) - (int64_t)(int32_t)rd_round(dt, u * alpha);
+  }
+  if (out > 0) seq[out - 1] = in - pool;
+}
+
+/* fractional_max_pool2d/3d(self, kernel_size, output_size, random_samples):
+ * per plane, windows placed by its samples ([N, C, nd]: the last spatial
+ * dimension's first for 2-d, in order for 3-d), the maximum (NaN wins) and
+ * its index within the plane. */
+static bool rd_fractional_max_pool(ts_rt_ctx *c, ts_rt_call *call, int nd) {
+  const char *name = nd == 2 ? "fractional_max_pool2d" : "fractional_max_pool3d";
+  ts_rt_tensor *x, *rs;
+  int64_t ks[3], os[3];
+  uint32_t nk = 0, no = 0;
+  if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_ints(c, call, 1, ks, 3, &nk, (uint32_t)nd) ||
+      !ts_rt_arg_ints(c, call, 2, os, 3, &no, (uint32_t)nd) || !ts_rt_arg_tensor(c, call, 3, &rs))
+    return false;
+  if ((int)nk != nd)
+    return ts_rt_fail(c, "%s: kernel_size must either be a single Int or tuple of %s Ints", name, nd == 2 ? "two" : "three");
+  if ((int)no != nd)
+    return ts_rt_fail(c, "%s: output_size must either be a single Int or tuple of %s Ints", name, nd == 2 ? "two" : "three");
+  ts_dtype dt = (ts_dtype)x->dtype;
+  if (x->ndim != nd + 1 && x->ndim != nd + 2) {
+    ts_buf b = {0};
+    for (int32_t d = 0; d < x->ndim; d++) ts_buf_printf(&b, "%s%lld", d ? ", " : "", (long long)x->sizes[d]);
+    ts_rt_fail(c, "%s(): Expected %dD or %dD tensor, but got: [%s]", name, nd + 1, nd + 2, b.data ? b.data : "");
+    ts_buf_free(&b);
+    return false;
+  }
+  if (!ts_rt_dtype_is_float(dt)) return rd_not_impl(c, name, dt);
+  bool batched = x->ndim == nd + 2;
+  int64_t nb = batched ? x->sizes[0] : 1, planes = x->sizes[batched ? 1 : 0], in[3], inplane = 1, outplane = 1;
+  for (int d = 0; d < nd; d++) {
+    in[d] = x->sizes[x->ndim - nd + d];
+    if (in[d] <= 0 || planes <= 0)
+      return ts_rt_fail(c, "%s(): Expected input to have non-zero size for non-batch dimensions", name);
+    if (ks[d] <= 0 || os[d] < 0) return ts_rt_fail(c, "%s(): kernel_size and output_size must be positive", name);
+    inplane *= in[d];
+    outplane *= os[d];
+  }
+  static const char *const dim_names[3][3] = {{"height", "width", ""}, {"time", "height", "width"}};
+  /* ATen's 3-d check is strict (a window must not end at the last element) */
+  for (int d = 0; d < nd; d++)
+    if (nd == 2 ? os[d] + ks[d] - 1 > in[d] : os[d] + ks[d] - 1 >= in[d])
+      return ts_rt_fail(c, "%s(): pool %s %lld too large relative to input %s %lld",
+                        nd == 2 ? name : "fractional_max_pool3d_out", dim_names[nd - 2][d], (long long)ks[d],
+                        dim_names[nd - 2][d], (long long)in[d]);
+  if (rs->ndim != 3 || rs->sizes[0] < nb || rs->sizes[1] < planes || rs->sizes[2] < nd)
+    return ts_rt_fail(c, "%s(): random_samples must be of shape [%lld, %lld, %d]", name, (long long)nb,
+                      (long long)planes, nd);
+  int64_t osz[5];
+  int32_t ond = x->ndim;
+  for (int32_t d = 0; d < ond - nd; d++) osz[d] = x->sizes[d];
+  for (int d = 0; d < nd; d++) osz[ond - nd + d] = os[d];
+  ts_rt_tensor *xc = ts_rt_tensor_contiguous(c, x), *sc = xc ? ts_rt_tensor_to_dtype(c, rs, TS_DT_FLOAT64) : NULL;
+  ts_rt_tensor *out = sc ? ts_rt_tensor_new(c, dt, ond, osz, false) : NULL;
+  ts_rt_tensor *idx = out ? ts_rt_tensor_new(c, TS_DT_INT64, ond, osz, false) : NULL;
+  int64_t maxo = os[0] > os[1] ? os[0] : os[1];
+  if (nd == 3 && os[2] > maxo) maxo = os[2];
+  int64_t *seq = idx ? ts_rt_malloc((size_t)(3 * (maxo ? maxo : 1)) * sizeof *seq) : NULL;
+  if (!seq) {
+    if (idx) ts_rt_tensor_release(idx);
+    if (out) ts_rt_tensor_release(out);
+    if (sc) ts_rt_tensor_release(sc);
+    if (xc) ts_rt_tensor_release(xc);
+    return idx ? ts_rt_oom(c) : false;
+  }
+  const char *xv = ts_rt_tensor_data(xc);
+  const double *sv = ts_rt_tensor_data(sc);
+  char *ov = ts_rt_tensor_data(out);
+  int64_t *iv = ts_rt_tensor_data(idx);
+  size_t es = ts_dtype_size(dt);
+  for (int64_t b = 0; b < nb; b++)
+    for (int64_t pl = 0; pl < planes; pl++) {
+      const double *u = sv + (b * rs->sizes[1] + pl) * rs->sizes[2];
+      int64_t *sq[3] = {seq, seq + maxo, seq + 2 * maxo};
+      for (int d = 0; d < nd; d++) {
+        /* 2-d: sample 0 places the width's windows, 1 the height's */
+        double ud = nd == 2 ? u[1 - d] : u[d];
+        rd_frac_intervals(dt, rd_round(dt, ud), in[d], os[d], ks[d], sq[d]);
+      }
+      const char *xp = xv + (size_t)((b * planes + pl) * inplane) * es;
+      int64_t obase = (b * planes + pl) * outplane;
+      int64_t o0 = nd == 3 ? os[0] : 1, o1 = os[nd - 2], o2 = os[nd - 1];
+      for (int64_t a = 0; a < o0; a++)
+        for (int64_t h = 0; h < o1; h++)
+          for (int64_t w = 0; w < o2; w++) {
+            int64_t s0 = nd == 3 ? sq[0][a] : 0, s1 = sq[nd - 2][h], s2 = sq[nd - 1][w];
+            int64_t k0 = nd == 3 ? ks[0] : 1, k1 = ks[nd - 2], k2 = ks[nd - 1];
+            int64_t i1 = in[nd - 2], i2 = in[nd - 1];
+            double best = -INFINITY;
+            int64_t bi = (s0 * i1 + s1) * i2 + s2;
+            for (int64_t t = s0; t < s0 + k0; t++)
+              for (int64_t hh = s1; hh < s1 + k1; hh++)
+                for (int64_t ww = s2; ww < s2 + k2; ww++) {
+                  int64_t pi = (t * i1 + hh) * i2 + ww;
+                  double v = ts_rt_load_f64(xp + (size_t)pi * es, dt);
+                  if (v > best || v != v) {
+                    best = v;
+                    bi = pi;
+                  }
+                }
+            int64_t oi = obase + (a * o1 + h) * o2 + w;
+            ts_rt_store_f64(ov + (size_t)oi * es, dt, best);
+            iv[oi] = bi;
+          }
+    }
+  ts_rt_free(seq);
+  ts_rt_tensor_release(sc);
+  ts_rt_tensor_release(xc);
+  call->out[0] = ts_iv_tensor(out);
+  call->out[1] = ts_iv_tensor(idx);
+  return true;
+}
+
+static bool rd_k_fractional_max_pool2d(ts_rt_ctx *c, ts_rt_call *call) { return rd_fractional_max_pool(c, call, 2); }
+static bool rd_k_fractional_max_pool3d(ts_rt_ctx *c, ts_rt_call *call) { return rd_fractional_max_pool(c, call, 3); }
+
 /* ----------------------------------------------------------- manual_seed */
 
 static bool rd_k_manual_seed(ts_rt_ctx *c, ts_rt_call *call) {
@@ -1143,6 +1399,8 @@ static bool rd_k_manual_seed(ts_rt_ctx *c, ts_rt_call *call) {
 }
 
 const ts_rt_kernel_def ts_rt_kernels_random[] = {
+    {"aten::alpha_dropout", rd_k_alpha_dropout},
+    {"aten::alpha_dropout_", rd_k_alpha_dropout_},
     {"aten::bernoulli", rd_k_bernoulli},
     {"aten::bernoulli.p", rd_k_bernoulli_p},
     {"aten::bernoulli.Tensor", rd_k_bernoulli_t},
@@ -1150,6 +1408,10 @@ const ts_rt_kernel_def ts_rt_kernels_random[] = {
     {"aten::bernoulli_.float", rd_k_bernoulli_f_},
     {"aten::cauchy_", rd_k_cauchy_},
     {"aten::exponential_", rd_k_exponential_},
+    {"aten::feature_alpha_dropout", rd_k_feature_alpha_dropout},
+    {"aten::feature_alpha_dropout_", rd_k_feature_alpha_dropout_},
+    {"aten::fractional_max_pool2d", rd_k_fractional_max_pool2d},
+    {"aten::fractional_max_pool3d", rd_k_fractional_max_pool3d},
     {"aten::geometric_", rd_k_geometric_},
     {"aten::log_normal_", rd_k_log_normal_},
     {"aten::manual_seed", rd_k_manual_seed},
@@ -1180,6 +1442,7 @@ const ts_rt_kernel_def ts_rt_kernels_random[] = {
     {"aten::random_", rd_k_random},
     {"aten::randperm", rd_k_randperm},
     {"aten::randperm.generator", rd_k_randperm_g},
+    {"aten::rrelu", rd_k_rrelu},
     {"aten::uniform_", rd_k_uniform_},
     {NULL, NULL},
 };
