@@ -1267,13 +1267,19 @@ static bool rd_k_rrelu(ts_rt_ctx *c, ts_rt_call *call) {
 
 /* The window starts of one dimension (ATen's generate_intervals): from
  * the plane's sample u in [0, 1), in the input's dtype's arithmetic. */
-static void rd_frac_intervals(ts_dtype dt, double u, int64_t in, int64_t out, int64_t pool, int64_t *seq) {
+static int64_t rd_trunc_int(double v) { return v > -2147483648.0 && v < 2147483648.0 ? (int64_t)(int32_t)v : -1; }
+
+/* False if a window would leave the input (samples outside [0, 1)). */
+static bool rd_frac_intervals(ts_dtype dt, double u, int64_t in, int64_t out, int64_t pool, int64_t *seq) {
   if (out > 1) {
     double alpha = rd_round(dt, rd_round(dt, (double)(in - pool)) / rd_round(dt, (double)(out - 1)));
     for (int64_t i = 0; i < out - 1; i++)
-      seq[i] = (int64_t)(int32_t)rd_round(dt, rd_round(dt, (double)i + u) * alpha) - (int64_t)(int32_t)rd_round(dt, u * alpha);
+      seq[i] = rd_trunc_int(rd_round(dt, rd_round(dt, (double)i + u) * alpha)) - rd_trunc_int(rd_round(dt, u * alpha));
   }
   if (out > 0) seq[out - 1] = in - pool;
+  for (int64_t i = 0; i < out; i++)
+    if (seq[i] < 0 || seq[i] > in - pool) return false;
+  return true;
 }
 
 /* fractional_max_pool2d/3d(self, kernel_size, output_size, random_samples):
@@ -1309,15 +1315,16 @@ static bool rd_fractional_max_pool(ts_rt_ctx *c, ts_rt_call *call, int nd) {
       return ts_rt_fail(c, "%s(): Expected input to have non-zero size for non-batch dimensions", name);
     if (ks[d] <= 0 || os[d] < 0) return ts_rt_fail(c, "%s(): kernel_size and output_size must be positive", name);
     inplane *= in[d];
-    outplane *= os[d];
   }
   static const char *const dim_names[3][3] = {{"height", "width", ""}, {"time", "height", "width"}};
   /* ATen's 3-d check is strict (a window must not end at the last element) */
-  for (int d = 0; d < nd; d++)
-    if (nd == 2 ? os[d] + ks[d] - 1 > in[d] : os[d] + ks[d] - 1 >= in[d])
+  for (int d = 0; d < nd; d++) {
+    if (ks[d] > in[d] || os[d] > in[d] || (nd == 2 ? os[d] + ks[d] - 1 > in[d] : os[d] + ks[d] - 1 >= in[d]))
       return ts_rt_fail(c, "%s(): pool %s %lld too large relative to input %s %lld",
                         nd == 2 ? name : "fractional_max_pool3d_out", dim_names[nd - 2][d], (long long)ks[d],
                         dim_names[nd - 2][d], (long long)in[d]);
+    outplane *= os[d];
+  }
   if (rs->ndim != 3 || rs->sizes[0] < nb || rs->sizes[1] < planes || rs->sizes[2] < nd)
     return ts_rt_fail(c, "%s(): random_samples must be of shape [%lld, %lld, %d]", name, (long long)nb,
                       (long long)planes, nd);
@@ -1347,10 +1354,19 @@ static bool rd_fractional_max_pool(ts_rt_ctx *c, ts_rt_call *call, int nd) {
     for (int64_t pl = 0; pl < planes; pl++) {
       const double *u = sv + (b * rs->sizes[1] + pl) * rs->sizes[2];
       int64_t *sq[3] = {seq, seq + maxo, seq + 2 * maxo};
-      for (int d = 0; d < nd; d++) {
+      bool ok = true;
+      for (int d = 0; d < nd && ok; d++) {
         /* 2-d: sample 0 places the width's windows, 1 the height's */
         double ud = nd == 2 ? u[1 - d] : u[d];
-        rd_frac_intervals(dt, rd_round(dt, ud), in[d], os[d], ks[d], sq[d]);
+        ok = rd_frac_intervals(dt, rd_round(dt, ud), in[d], os[d], ks[d], sq[d]);
+      }
+      if (!ok) {
+        ts_rt_free(seq);
+        ts_rt_tensor_release(idx);
+        ts_rt_tensor_release(out);
+        ts_rt_tensor_release(sc);
+        ts_rt_tensor_release(xc);
+        return ts_rt_fail(c, "%s(): random_samples must lie in [0, 1)", name);
       }
       const char *xp = xv + (size_t)((b * planes + pl) * inplane) * es;
       int64_t obase = (b * planes + pl) * outplane;
