@@ -234,6 +234,14 @@ static void rd_el_from_to(ts_rt_ctx *c, void *arg, char *p, ts_dtype dt) {
   else ts_rt_store_i64(p, dt, r);
 }
 
+/* random_(from=-2^63, None): every int64 value. */
+static void rd_el_full64(ts_rt_ctx *c, void *arg, char *p, ts_dtype dt) {
+  (void)arg;
+  int64_t v = (int64_t)ts_rt_gen_u64(c);
+  if (dt == TS_DT_INT64) ts_rt_store_i64(p, dt, v);
+  else ts_rt_store_f64(p, dt, (double)v);
+}
+
 /* random_(): uniform over [0, 2^digits] for floating dtypes, over the
  * non-negative values for integers, a bit for bool. */
 static void rd_el_random(ts_rt_ctx *c, void *arg, char *p, ts_dtype dt) {
@@ -880,8 +888,13 @@ static bool rd_k_random_from(ts_rt_ctx *c, ts_rt_call *call) {
   case TS_DT_INT64: to_inc = INT64_MAX; break;
   default: to_inc = (int64_t)1 << rd_digits(dt); break;
   }
-  if (from == INT64_MIN)
-    return ts_rt_fail(c, "tsaot: random_(from=-2^63, to=None) (the full 64-bit range) is not supported");
+  if (from == INT64_MIN) {
+    /* the full 64-bit range: a 64-bit draw as int64 */
+    if (dt != TS_DT_INT64 && dt != TS_DT_FLOAT64 && dt != TS_DT_FLOAT32 && dt != TS_DT_BFLOAT16)
+      return ts_rt_fail(c, "random_from_to_kernel_cpu handles only int64, double, float and bfloat16");
+    rd_each(c, t, rd_el_full64, NULL);
+    return rd_put_self(call, t);
+  }
   if (!(from < to_inc))
     return ts_rt_fail(c, "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to "
                          "dtype, but got from=%lld > to_inc=%lld",
