@@ -215,6 +215,8 @@ bool ts_rt_fail(ts_rt_ctx *c, const char *fmt, ...) {
 }
 
 void ts_rt_clear_error(ts_rt_ctx *c) {
+  c->gen.seeded = false;
+  c->gen.have_normal = false;
   c->failed = false;
   c->exc_class = NULL;
   c->err.len = 0;

@@ -35,6 +35,7 @@ extern const ts_rt_kernel_def ts_rt_kernels_search[];
 extern const ts_rt_kernel_def ts_rt_kernels_vision[];
 extern const ts_rt_kernel_def ts_rt_kernels_complex[];
 extern const ts_rt_kernel_def ts_rt_kernels_fft[];
+extern const ts_rt_kernel_def ts_rt_kernels_random[];
 
 static const ts_rt_kernel_def *ts_k_tables[] = {
     NULL /* pointwise */,   ts_rt_kernels_reduce, ts_rt_kernels_nn,   ts_rt_kernels_shape,
@@ -45,6 +46,7 @@ static const ts_rt_kernel_def *ts_k_tables[] = {
     ts_rt_kernels_nnmisc,   ts_rt_kernels_einsum, ts_rt_kernels_search,
     ts_rt_kernels_vision,
     ts_rt_kernels_complex,  ts_rt_kernels_fft,
+    ts_rt_kernels_random,
 };
 static const ts_rt_kernel_def ts_k_none[] = {{NULL, NULL}};
 

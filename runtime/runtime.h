@@ -43,6 +43,18 @@ typedef struct ts_rt_pool ts_rt_pool;
 
 /* -------------------------------------------------------------- context.c */
 
+/* A run's random generator: PyTorch's CPU generator (CPUGeneratorImpl),
+ * an mt19937 engine and the cached second sample of Box-Muller
+ * (kernels/random.c draws from it). */
+typedef struct ts_rt_gen {
+  uint32_t mt[624];
+  uint32_t pos;     /* the next word of mt to temper; 624: regenerate first */
+  bool seeded;      /* false: seeded with TS_RT_DEFAULT_SEED at first use */
+  bool have_normal; /* `normal` holds the cached standard normal sample */
+  double normal;
+  uint64_t seed;
+} ts_rt_gen;
+
 /* One run's state: the first error, the thread budget, where prim::Print
  * writes. A ctx is used by one thread at a time (kernels fan out through
  * ts_rt_parallel_for, which handles its own workers). */
@@ -68,6 +80,12 @@ struct ts_rt_ctx {
    * ts_rt_parallel_for neither makes nor frees one, and runs serially when
    * it is NULL or busy with another caller's job. */
   bool pool_borrowed;
+  /* The run's random generator. Every run starts as a fresh PyTorch
+   * process does, from PyTorch's default seed (TS_RT_DEFAULT_SEED), until
+   * the program calls torch.manual_seed (aten::manual_seed): runs of one
+   * model give the same values whatever thread or order they run in, and
+   * concurrent runs share no generator (ts_rt_clear_error resets it). */
+  ts_rt_gen gen;
 };
 
 /* nthreads <= 0: the number of online processors. Sets OpenBLAS's thread
@@ -79,7 +97,8 @@ void ts_rt_ctx_free(ts_rt_ctx *c);
  * would compare them ("The size of tensor a (3) must match the size of
  * tensor b (4) at non-singleton dimension 1"). */
 bool ts_rt_fail(ts_rt_ctx *c, const char *fmt, ...) TS_PRINTF(2, 3);
-/* Forgets the error (the interpreter does this before a new run). */
+/* Forgets the error and starts the run's generator afresh (the interpreter
+ * and compiled code do this before each run). */
 void ts_rt_clear_error(ts_rt_ctx *c);
 /* Out of memory, as an error. Returns false. */
 bool ts_rt_oom(ts_rt_ctx *c);

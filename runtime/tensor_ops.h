@@ -113,4 +113,32 @@ ts_rt_tensor *ts_rt_argsort(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t dim, bo
  * prim::is_nested reports). */
 bool ts_rt_tensor_is_nested(const ts_rt_tensor *t);
 
+/* --------------------------------------------------- kernels/random.c */
+
+/* PyTorch's default_rng_seed_val: the seed of a fresh process's generator. */
+#define TS_RT_DEFAULT_SEED 67280421310721ull
+
+/* The run's generator (ctx->gen), as PyTorch's CPU generator: manual_seed
+ * (mt19937 seeded with the seed's low 32 bits, the normal cache dropped);
+ * one 32-bit draw; a 64-bit one (two draws, the first the high half); a
+ * uniform double in [0, 1) from 53 bits of a 64-bit draw, a uniform float
+ * from 24 bits of a 32-bit one; a standard normal double by Box-Muller,
+ * whose second sample is kept for the next call. */
+void ts_rt_gen_seed(ts_rt_ctx *c, uint64_t seed);
+uint32_t ts_rt_gen_u32(ts_rt_ctx *c);
+uint64_t ts_rt_gen_u64(ts_rt_ctx *c);
+double ts_rt_gen_uniform(ts_rt_ctx *c);
+float ts_rt_gen_uniform_f(ts_rt_ctx *c);
+double ts_rt_gen_normal(ts_rt_ctx *c);
+/* self.bernoulli_(p) for a float p in [0, 1] (checked by the caller), in
+ * the order PyTorch draws (self's memory order). */
+void ts_rt_bernoulli_fill(ts_rt_ctx *c, ts_rt_tensor *self, double p);
+/* ATen's _dropout_impl: x itself (retained) when p == 0, not training or
+ * empty; x * 0 for p == 1; else x times a bernoulli(1 - p) noise (per
+ * element, or per sample and channel for `feature`) scaled by 1 / (1 - p),
+ * or for `alpha` (SELU's alpha dropout) the affine map that keeps mean and
+ * variance. `inplace`: written into x, which is returned retained. */
+ts_rt_tensor *ts_rt_dropout(ts_rt_ctx *c, ts_rt_tensor *x, double p, bool train, bool feature, bool alpha,
+                            bool inplace);
+
 #endif

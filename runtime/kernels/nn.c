@@ -620,47 +620,7 @@ static bool nn_k_baddbmm(ts_rt_ctx *c, ts_rt_call *call) {
 
 /* --------------------------------------------------------------- dropout */
 
-/* A small PRNG (splitmix64) for training-mode dropout: PyTorch's random
- * stream cannot be reproduced anyway. */
-static uint64_t nn_rand_next(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/* Dropout as ATen's _dropout_impl: the input itself when p == 0, not
- * training or empty; zeros for p == 1; else input * mask / (1 - p), the mask
- * per element (per channel for feature dropout). */
-static ts_rt_tensor *nn_dropout(ts_rt_ctx *c, ts_rt_tensor *x, double p, bool train, bool feature) {
-  if (p < 0 || p > 1) return ts_rt_fail(c, "dropout probability has to be between 0 and 1, but got %g", p), NULL;
-  if (p == 0 || !train || ts_rt_tensor_numel(x) == 0) {
-    ts_rt_tensor_retain(x);
-    return x;
-  }
-  if (!ts_rt_dtype_is_float((ts_dtype)x->dtype))
-    return nnu_not_impl(c, "bernoulli_scalar_cpu_", (ts_dtype)x->dtype), NULL;
-  int64_t msz[TS_RT_MAX_DIMS];
-  int32_t nd = x->ndim;
-  for (int32_t i = 0; i < nd; i++) msz[i] = feature && i >= 2 ? 1 : x->sizes[i];
-  if (feature && nd < 2) return ts_rt_fail(c, "Feature dropout requires at least 2 dimensions in the input"), NULL;
-  ts_rt_tensor *mask = ts_rt_tensor_new(c, TS_DT_FLOAT32, nd, msz, false);
-  if (!mask) return NULL;
-  /* runs of a compiled model may drop out at once on several threads */
-  static uint64_t seed_counter;
-  uint64_t seed = __atomic_add_fetch(&seed_counter, 1, __ATOMIC_RELAXED);
-  uint64_t st = (uint64_t)(uintptr_t)x ^ (seed * 0x2545F4914F6CDD1Dull);
-  float *m = ts_rt_tensor_data(mask);
-  int64_t n = ts_rt_tensor_numel(mask);
-  float keep = (float)(p == 1 ? 0.0 : 1.0 / (1.0 - p));
-  for (int64_t i = 0; i < n; i++) {
-    double u = (double)(nn_rand_next(&st) >> 11) * (1.0 / 9007199254740992.0);
-    m[i] = p == 1 || u < p ? 0.0f : keep;
-  }
-  ts_rt_tensor *r = ts_rt_binary_op(c, TS_PW_mul, x, mask);
-  ts_rt_tensor_release(mask);
-  return nnu_cast_owned(c, r, (ts_dtype)x->dtype);
-}
+/* ATen's _dropout_impl on the run's generator: random.c's ts_rt_dropout. */
 
 static bool nn_k_dropout_common(ts_rt_ctx *c, ts_rt_call *call, bool feature, bool inplace) {
   ts_rt_tensor *x = NULL;
@@ -668,7 +628,7 @@ static bool nn_k_dropout_common(ts_rt_ctx *c, ts_rt_call *call, bool feature, bo
   bool train = false;
   if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_double(c, call, 1, &p) || !ts_rt_arg_bool(c, call, 2, &train))
     return false;
-  ts_rt_tensor *r = nn_dropout(c, x, p, train, feature);
+  ts_rt_tensor *r = ts_rt_dropout(c, x, p, train, feature, false, false);
   if (!r) return false;
   if (inplace && r != x) {
     bool ok = ts_rt_tensor_copy_(c, x, r);
