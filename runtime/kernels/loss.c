@@ -47,11 +47,14 @@ static ts_rt_tensor *ls_f64(ts_rt_ctx *c, const ts_rt_tensor *t, int32_t ndim, c
 }
 
 /* The result dtype of n tensors (PyTorch's result_type); fails with
- * `"kname" not implemented for 'Long'` unless it is a floating one. */
+ * `"kname" not implemented for 'Long'` unless it is a floating one, or (a
+ * NULL kname) takes float32 for integral operands, as the losses ATen
+ * composes of ops that promote (x + a float margin, exp(x)) do. */
 static ts_dtype ls_float_dtype(ts_rt_ctx *c, const char *kname, ts_rt_tensor *const *in, uint32_t n) {
   ts_iv ops[4];
   for (uint32_t k = 0; k < n && k < 4; k++) ops[k] = ts_iv_tensor(in[k]);
   ts_dtype dt = ts_rt_result_type(ops, n);
+  if (!kname && ts_dtype_is_integral(dt, true)) return TS_DT_FLOAT32;
   if (!ts_dtype_is_float(dt)) {
     nnu_not_impl(c, kname, dt);
     return TS_DT_NONE;
@@ -184,8 +187,18 @@ static bool ls_binary(ts_rt_ctx *c, ts_rt_call *call, const char *kname, ls_fn f
   return ls_reduce_ret(c, call, ls_map(c, in, 2, dt, f, p), red);
 }
 
+/* ATen's in-place steps on an integral self (exp_, mul_) refuse */
+static bool ls_int_self(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *x;
+  if (!ts_rt_arg_tensor(c, call, 0, &x)) return true;
+  if (!ts_dtype_is_integral((ts_dtype)x->dtype, true)) return false;
+  ts_rt_fail(c, "result type Float can't be cast to the desired output type %s", ts_rt_dtype_name(x->dtype));
+  return true;
+}
+
 static bool ls_k_mse(ts_rt_ctx *c, ts_rt_call *call) { return ls_binary(c, call, "mse_cpu", ls_f_sq, -1, 2); }
 static bool ls_k_soft_margin(ts_rt_ctx *c, ts_rt_call *call) {
+  if (ls_int_self(c, call)) return false;
   return ls_binary(c, call, "exp_vml_cpu", ls_f_soft_margin, -1, 2);
 }
 static bool ls_k_hinge(ts_rt_ctx *c, ts_rt_call *call) {
@@ -213,6 +226,8 @@ static bool ls_k_kl_div(ts_rt_ctx *c, ts_rt_call *call) {
   int64_t red;
   bool log_target = false;
   if (!ls_args2(c, call, &in[0], &in[1], &red) || !ts_rt_arg_bool(c, call, 3, &log_target)) return false;
+  if (ts_dtype_is_integral((ts_dtype)in[0]->dtype, true) || ts_dtype_is_integral((ts_dtype)in[1]->dtype, true))
+    return ts_rt_fail(c, "kl_div: Integral inputs not supported.");
   ts_dtype dt = ls_float_dtype(c, log_target ? "exp_vml_cpu" : "xlogy_cpu", in, 2);
   if (dt == TS_DT_NONE) return false;
   double p[1] = {log_target ? 1 : 0};
@@ -229,7 +244,7 @@ static bool ls_k_poisson(ts_rt_ctx *c, ts_rt_call *call) {
       !ts_rt_arg_bool(c, call, 2, &log_input) || !ts_rt_arg_bool(c, call, 3, &full) ||
       !ts_rt_arg_double(c, call, 4, &eps) || !ts_rt_arg_int(c, call, 5, &red))
     return false;
-  ts_dtype dt = ls_float_dtype(c, log_input ? "exp_vml_cpu" : "log_vml_cpu", in, 2);
+  ts_dtype dt = ls_float_dtype(c, NULL, in, 2);
   if (dt == TS_DT_NONE) return false;
   double p[3] = {log_input, full, eps};
   return ls_reduce_ret(c, call, ls_map(c, in, 2, dt, ls_f_poisson, p), red);
@@ -243,7 +258,7 @@ static bool ls_k_margin_ranking(ts_rt_ctx *c, ts_rt_call *call) {
   if (!ts_rt_arg_tensor(c, call, 0, &in[0]) || !ts_rt_arg_tensor(c, call, 1, &in[1]) ||
       !ts_rt_arg_tensor(c, call, 2, &in[2]) || !ts_rt_arg_double(c, call, 3, p) || !ts_rt_arg_int(c, call, 4, &red))
     return false;
-  ts_dtype dt = ls_float_dtype(c, "clamp_min_scalar_cpu", in, 3);
+  ts_dtype dt = ls_float_dtype(c, NULL, in, 3);
   if (dt == TS_DT_NONE) return false;
   return ls_reduce_ret(c, call, ls_map(c, in, 3, dt, ls_f_margin_ranking, p), red);
 }
@@ -266,6 +281,9 @@ static bool ls_k_bce(ts_rt_ctx *c, ts_rt_call *call) {
       !ts_rt_arg_opt_tensor(c, call, 2, &w) || !ts_rt_arg_int(c, call, 3, &red))
     return false;
   if (!ts_dtype_is_float((ts_dtype)in[0]->dtype)) return nnu_not_impl(c, "binary_cross_entropy", in[0]->dtype);
+  if (in[1]->dtype != in[0]->dtype)
+    return ts_rt_fail(c, "Found dtype %s but expected %s", ts_rt_dtype_name(in[1]->dtype),
+                      ts_rt_dtype_name(in[0]->dtype));
   /* ATen's iterator writes a loss shaped like self */
   if (ts_rt_tensor_numel(in[0]) != ts_rt_tensor_numel(in[1]))
     return ts_rt_fail(c, "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton "
@@ -295,6 +313,7 @@ static bool ls_k_bce_logits(ts_rt_ctx *c, ts_rt_call *call) {
       !ts_rt_arg_int(c, call, 4, &red))
     return false;
   uint32_t n = in[2] ? 3 : 2;
+  if (ls_int_self(c, call)) return false;
   ts_dtype dt = ls_float_dtype(c, "log_sigmoid_cpu", in, n);
   if (dt == TS_DT_NONE) return false;
   double p[1] = {in[2] ? 1 : 0};
@@ -322,6 +341,10 @@ static ts_rt_tensor *ls_nll_core(ts_rt_ctx *c, const ts_rt_tensor *x, int64_t N,
   }
   if (!ts_dtype_is_float((ts_dtype)x->dtype)) {
     nnu_not_impl(c, "nll_loss_out_frame", x->dtype);
+    return NULL;
+  }
+  if (weight && weight->dtype != x->dtype) {
+    ts_rt_fail(c, "expected scalar type %s but found %s", ts_rt_dtype_name(x->dtype), ts_rt_dtype_name(weight->dtype));
     return NULL;
   }
   ts_rt_tensor *xd = ts_rt_tensor_to_dtype(c, x, TS_DT_FLOAT64);
@@ -738,14 +761,9 @@ static ts_rt_tensor *ls_pairwise(ts_rt_ctx *c, ts_rt_tensor *x1, ts_rt_tensor *x
                                  bool keepdim) {
   ts_rt_tensor *d = ts_rt_binary_op(c, TS_PW_sub, x1, x2);
   if (!d) return NULL;
-  if (!ts_dtype_is_float((ts_dtype)d->dtype)) {
-    ts_rt_fail(c, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s",
-               ts_rt_dtype_name(d->dtype));
-    ts_rt_tensor_release(d);
-    return NULL;
-  }
   ts_rt_tensor *dd = ts_rt_tensor_to_dtype(c, d, TS_DT_FLOAT64);
-  ts_dtype dt = (ts_dtype)d->dtype;
+  /* an integral difference plus the float eps is float32 */
+  ts_dtype dt = ts_dtype_is_integral((ts_dtype)d->dtype, true) ? TS_DT_FLOAT32 : (ts_dtype)d->dtype;
   int32_t nd = d->ndim;
   int64_t sz[TS_RT_MAX_DIMS];
   memcpy(sz, d->sizes, (size_t)nd * sizeof *sz);
@@ -874,7 +892,7 @@ static bool ls_k_cosine_embedding(ts_rt_ctx *c, ts_rt_call *call) {
     return ts_rt_fail(c, "0D target tensor expects 1D input tensors, but found inputs with sizes %s and %s.",
                       ls_shape(x1, b1, sizeof b1), ls_shape(x2, b2, sizeof b2));
   ts_rt_tensor *in[3] = {x1, x2, t};
-  ts_dtype dt = ls_float_dtype(c, "sqrt_vml_cpu", in, 2);
+  ts_dtype dt = ls_float_dtype(c, NULL, in, 2);
   if (dt == TS_DT_NONE) return false;
   /* x1 * x2 broadcast: rows of the last dimension */
   int32_t nd;
