@@ -201,8 +201,26 @@ static bool ls_k_soft_margin(ts_rt_ctx *c, ts_rt_call *call) {
   if (ls_int_self(c, call)) return false;
   return ls_binary(c, call, "exp_vml_cpu", ls_f_soft_margin, -1, 2);
 }
+/* hinge_embedding_loss(self, target, margin, reduction). An integral self
+ * stays integral, the margin truncated: ATen's `margin - self` fills a
+ * tensor like self with it. */
 static bool ls_k_hinge(ts_rt_ctx *c, ts_rt_call *call) {
-  return ls_binary(c, call, "clamp_min_scalar_cpu", ls_f_hinge, 2, 3);
+  ts_rt_tensor *in[2];
+  double p[1];
+  int64_t red;
+  if (!ts_rt_arg_tensor(c, call, 0, &in[0]) || !ts_rt_arg_tensor(c, call, 1, &in[1]) ||
+      !ts_rt_arg_double(c, call, 2, p) || !ts_rt_arg_int(c, call, 3, &red))
+    return false;
+  ts_dtype sd = (ts_dtype)in[0]->dtype, dt;
+  if (ts_dtype_is_integral(sd, false)) {
+    dt = sd;
+    p[0] = trunc(p[0]);
+  } else if (ts_dtype_is_float(sd)) {
+    dt = sd;
+  } else {
+    return nnu_not_impl(c, "clamp_min_scalar_cpu", sd);
+  }
+  return ls_reduce_ret(c, call, ls_map(c, in, 2, dt, ls_f_hinge, p), red);
 }
 
 static bool ls_k_smooth_l1(ts_rt_ctx *c, ts_rt_call *call) {
