@@ -64,9 +64,8 @@ static ts_dtype ls_float_dtype(ts_rt_ctx *c, const char *kname, ts_rt_tensor *co
 
 typedef double (*ls_fn)(const double *v, const double *p);
 
-/* New: f over the broadcast of in[0..n) (n <= 4), elementwise, as a tensor
- * of dtype dt. f may fail an element by returning NAN with *bad set: then
- * NULL after `bad_msg`. */
+/* New: f over the broadcast of in[0..n) (n <= 4), elementwise in float64
+ * (p: f's parameters), as a tensor of dtype dt. */
 static ts_rt_tensor *ls_map(ts_rt_ctx *c, ts_rt_tensor *const *in, uint32_t n, ts_dtype dt, ls_fn f,
                             const double *p) {
   int32_t nd = in[0]->ndim;
@@ -101,7 +100,7 @@ done:
   return r;
 }
 
-/* The arguments (self, target, int reduction) and maybe one float after. */
+/* The arguments (self, target, int reduction). */
 static bool ls_args2(ts_rt_ctx *c, ts_rt_call *call, ts_rt_tensor **x, ts_rt_tensor **y, int64_t *red) {
   return ts_rt_arg_tensor(c, call, 0, x) && ts_rt_arg_tensor(c, call, 1, y) && ts_rt_arg_int(c, call, 2, red);
 }
@@ -1073,7 +1072,6 @@ static double ls_lse3(double a, double b, double d) {
  * [N, T, 2 * max_target_length + 1] (float64), both new. */
 static bool ls_ctc(ts_rt_ctx *c, ts_rt_tensor *lp, ts_rt_tensor *tg, const int64_t *il, int64_t nil, const int64_t *tl,
                    int64_t ntl, int64_t blank, ts_rt_tensor **nll_out, ts_rt_tensor **alpha_out) {
-  char buf[128];
   if (lp->ndim != 3)
     return ts_rt_fail(c, "Expected %d-dimensional tensor, but got %d-dimensional tensor for argument #1 'log_probs' "
                          "(while checking arguments for ctc_loss_cpu)",
@@ -1113,7 +1111,6 @@ static bool ls_ctc(ts_rt_ctx *c, ts_rt_tensor *lp, ts_rt_tensor *tg, const int64
       return ts_rt_fail(c, "Expected input_lengths to have value at most %lld, but got value %lld (while checking "
                            "arguments for ctc_loss_cpu)",
                         (long long)T, (long long)il[b]);
-  (void)buf;
   int64_t S = 2 * maxL + 1, asz[3] = {N, T, S}, nsz[1] = {N};
   ts_rt_tensor *lpd = ts_rt_tensor_to_dtype(c, lp, TS_DT_FLOAT64);
   ts_rt_tensor *tgd = lpd ? ts_rt_tensor_to_dtype(c, tg, TS_DT_INT64) : NULL;
