@@ -73,6 +73,7 @@ extern const ts_sr_def ts_sr_rules_tensor[];
 extern const ts_sr_def ts_sr_rules_vision[];
 extern const ts_sr_def ts_sr_rules_fft[];
 extern const ts_sr_def ts_sr_rules_random[];
+extern const ts_sr_def ts_sr_rules_loss[];
 
 /* Helpers for rules (shape_rules.c). Input i is argument i of the schema. */
 

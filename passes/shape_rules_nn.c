@@ -1010,7 +1010,7 @@ static void sr_dropout(ts_sr_call *c) {
 
 /* lstm.input(input, hx[], params, has_biases, num_layers, dropout, train,
  * bidirectional, batch_first) -> (output, h_n, c_n); gru.input and
- * rnn_tanh.input take one hx tensor -> (output, h_n). The output's last
+ * rnn_{tanh,relu}.input take one hx tensor -> (output, h_n). The output's last
  * size is directions * hidden size (h_0's last). */
 static void sr_rnn(ts_sr_call *c) {
   ts_sr_shape x, h[2], out;
@@ -1051,7 +1051,7 @@ static void sr_rnn(ts_sr_call *c) {
 }
 
 /* lstm_cell(input, hx[], w_ih, w_hh, b_ih, b_hh) -> (hy, cy): hx's shapes;
- * gru_cell(input, hx, ...) -> hy */
+ * gru_cell and rnn_{tanh,relu}_cell(input, hx, ...) -> hy */
 static void sr_rnn_cell(ts_sr_call *c) {
   ts_sr_shape x, h[2];
   if (!ts_sr_tensor(c, 0, &x))
@@ -1241,8 +1241,11 @@ const ts_sr_def ts_sr_rules_nn[] = {
     {"aten::lstm.input", sr_rnn},
     {"aten::gru.input", sr_rnn},
     {"aten::rnn_tanh.input", sr_rnn},
+    {"aten::rnn_relu.input", sr_rnn},
     {"aten::lstm_cell", sr_rnn_cell},
     {"aten::gru_cell", sr_rnn_cell},
+    {"aten::rnn_tanh_cell", sr_rnn_cell},
+    {"aten::rnn_relu_cell", sr_rnn_cell},
     {"aten::_transformer_encoder_layer_fwd", sr_encoder_layer},
     {"aten::_native_multi_head_attention", sr_mha},
     {NULL, NULL},

@@ -645,6 +645,15 @@ static bool nm_embedding_bag(ts_rt_ctx *c, ts_rt_call *call, bool pad_arg, bool 
   if (pad_arg && !(pad_opt ? ts_rt_arg_opt_int(c, call, 8, &pad, &have_pad) : ts_rt_arg_int(c, call, 8, &pad)))
     return false;
   if (!have_pad) pad = -1;
+  /* embedding_bag.padding_idx wraps a given padding_idx (-1: the last row);
+   * in the _embedding_bag forms -1 means none */
+  if (pad_opt && have_pad && w->ndim >= 1) {
+    int64_t num = w->sizes[0];
+    if (pad < -num || pad >= num)
+      return ts_rt_fail(c, "padding_idx must be within the number of embeddings, -%lld through %lld, but got %lld",
+                        (long long)num, (long long)(num - 1), (long long)pad);
+    if (pad < 0) pad += num;
+  }
   ts_dtype wd = (ts_dtype)w->dtype, id = (ts_dtype)idx->dtype, od = (ts_dtype)off->dtype;
   if (id != TS_DT_INT64 && id != TS_DT_INT32)
     return ts_rt_fail(c, "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, "

@@ -1,5 +1,5 @@
 /* runtime/kernels/rnn.c: recurrent layers and cells (aten::lstm, aten::gru,
- * aten::rnn_tanh and the *_cell ops), as PyTorch 1.13's CPU implementation
+ * aten::rnn_tanh, aten::rnn_relu and the *_cell ops), as PyTorch 1.13's CPU implementation
  * computes them (aten/src/ATen/native/RNN.cpp).
  *
  * Everything runs on contiguous float32 (or float64) buffers: the input
@@ -22,9 +22,9 @@
 #include "kernels/args.h"
 #include "runtime.h"
 
-typedef enum rnn_mode { RNN_LSTM, RNN_GRU, RNN_TANH } rnn_mode;
+typedef enum rnn_mode { RNN_LSTM, RNN_GRU, RNN_TANH, RNN_RELU } rnn_mode;
 
-static const char *const rnn_names[] = {"lstm", "gru", "rnn_tanh"};
+static const char *const rnn_names[] = {"lstm", "gru", "rnn_tanh", "rnn_relu"};
 
 static int64_t rnn_ngates(rnn_mode m) { return m == RNN_LSTM ? 4 : m == RNN_GRU ? 3 : 1; }
 
@@ -112,6 +112,12 @@ static void rnn_gemm_nt(bool f64, int64_t m, int64_t n, int64_t k, const void *a
         break;                                                                                                      \
       case RNN_TANH:                                                                                                \
         for (int64_t j = 0; j < hs; j++) o[j] = TANHF(xh[j] + xi[j]);                                               \
+        break;                                                                                                      \
+      case RNN_RELU: /* relu keeps a NaN, as at::relu does */                                                       \
+        for (int64_t j = 0; j < hs; j++) {                                                                          \
+          T v = xh[j] + xi[j];                                                                                      \
+          o[j] = v < (T)0 ? (T)0 : v;                                                                               \
+        }                                                                                                           \
         break;                                                                                                      \
       }                                                                                                             \
     }                                                                                                               \
@@ -354,7 +360,7 @@ static bool rnn_outputs(ts_rt_ctx *c, ts_rt_call *call, rnn_args *a, ts_rt_tenso
   return true;
 }
 
-/* aten::{lstm,gru,rnn_tanh}.input: a padded batch, time-major unless
+/* aten::{lstm,gru,rnn_tanh,rnn_relu}.input: a padded batch, time-major unless
  * batch_first. */
 static bool rnn_input_kernel(ts_rt_ctx *c, ts_rt_call *call, rnn_mode mode) {
   ts_rt_tensor *x = NULL;
@@ -419,7 +425,7 @@ static bool rnn_input_kernel(ts_rt_ctx *c, ts_rt_call *call, rnn_mode mode) {
   return ok;
 }
 
-/* aten::{lstm,gru,rnn_tanh}.data: a PackedSequence (data [N, I], batch_sizes
+/* aten::{lstm,gru,rnn_tanh,rnn_relu}.data: a PackedSequence (data [N, I], batch_sizes
  * [T] int64, non-increasing). */
 static bool rnn_data_kernel(ts_rt_ctx *c, ts_rt_call *call, rnn_mode mode) {
   ts_rt_tensor *x = NULL, *bst = NULL;
@@ -470,13 +476,15 @@ static bool rnn_data_kernel(ts_rt_ctx *c, ts_rt_call *call, rnn_mode mode) {
 static bool rnn_k_lstm_input(ts_rt_ctx *c, ts_rt_call *call) { return rnn_input_kernel(c, call, RNN_LSTM); }
 static bool rnn_k_gru_input(ts_rt_ctx *c, ts_rt_call *call) { return rnn_input_kernel(c, call, RNN_GRU); }
 static bool rnn_k_tanh_input(ts_rt_ctx *c, ts_rt_call *call) { return rnn_input_kernel(c, call, RNN_TANH); }
+static bool rnn_k_relu_input(ts_rt_ctx *c, ts_rt_call *call) { return rnn_input_kernel(c, call, RNN_RELU); }
 static bool rnn_k_lstm_data(ts_rt_ctx *c, ts_rt_call *call) { return rnn_data_kernel(c, call, RNN_LSTM); }
 static bool rnn_k_gru_data(ts_rt_ctx *c, ts_rt_call *call) { return rnn_data_kernel(c, call, RNN_GRU); }
 static bool rnn_k_tanh_data(ts_rt_ctx *c, ts_rt_call *call) { return rnn_data_kernel(c, call, RNN_TANH); }
+static bool rnn_k_relu_data(ts_rt_ctx *c, ts_rt_call *call) { return rnn_data_kernel(c, call, RNN_RELU); }
 
 /* ---------------------------------------------------------------- cells */
 
-/* aten::lstm_cell / aten::gru_cell: one step for a batch [B, I] with
+/* aten::lstm_cell / aten::gru_cell / aten::rnn_{tanh,relu}_cell: one step for a batch [B, I] with
  * hidden [B, H] (and cell [B, H] for LSTM). */
 static bool rnn_cell_kernel(ts_rt_ctx *c, ts_rt_call *call, rnn_mode mode) {
   ts_rt_tensor *x = NULL, *h = NULL, *cx = NULL, *w_ih = NULL, *w_hh = NULL, *b_ih = NULL, *b_hh = NULL;
@@ -560,6 +568,8 @@ done:
 
 static bool rnn_k_lstm_cell(ts_rt_ctx *c, ts_rt_call *call) { return rnn_cell_kernel(c, call, RNN_LSTM); }
 static bool rnn_k_gru_cell(ts_rt_ctx *c, ts_rt_call *call) { return rnn_cell_kernel(c, call, RNN_GRU); }
+static bool rnn_k_tanh_cell(ts_rt_ctx *c, ts_rt_call *call) { return rnn_cell_kernel(c, call, RNN_TANH); }
+static bool rnn_k_relu_cell(ts_rt_ctx *c, ts_rt_call *call) { return rnn_cell_kernel(c, call, RNN_RELU); }
 
 const ts_rt_kernel_def ts_rt_kernels_rnn[] = {
     {"aten::lstm.input", rnn_k_lstm_input},
@@ -568,7 +578,11 @@ const ts_rt_kernel_def ts_rt_kernels_rnn[] = {
     {"aten::gru.data", rnn_k_gru_data},
     {"aten::rnn_tanh.input", rnn_k_tanh_input},
     {"aten::rnn_tanh.data", rnn_k_tanh_data},
+    {"aten::rnn_relu.input", rnn_k_relu_input},
+    {"aten::rnn_relu.data", rnn_k_relu_data},
     {"aten::lstm_cell", rnn_k_lstm_cell},
     {"aten::gru_cell", rnn_k_gru_cell},
+    {"aten::rnn_tanh_cell", rnn_k_tanh_cell},
+    {"aten::rnn_relu_cell", rnn_k_relu_cell},
     {NULL, NULL},
 };
