@@ -181,6 +181,143 @@ static void ss_vander(ts_sr_call *c) {
   ss_set(c, 0, &x, dt, r + 1, sz);
 }
 
+/* ----------------------------------------------------------- stats.c */
+
+/* The sizes of input 0 reduced over the dims at dim_arg (-1: all; an int,
+ * or an int[]? with None and [] meaning all) with keepdim at keep_arg (-1:
+ * false), a reduction over all dims kept giving every dim as 1: the rank,
+ * -1 when not known, -2 when invalid. */
+static int32_t ss_reduce_sizes(ts_sr_call *c, const ts_sr_shape *in, int dim_arg, int keep_arg, int64_t *sz) {
+  int64_t dims[TS_SR_MAX_RANK];
+  int32_t n = 0, r = 0;
+  bool all = dim_arg < 0, keep = false, known = in->rank >= 0;
+  if (dim_arg >= 0 && known) {
+    const ts_type *ty = (uint32_t)dim_arg < c->node->ninputs ? c->node->inputs[dim_arg]->type
+                                                             : c->schema->args[dim_arg].type;
+    if (ts_sr_is_none(c, (uint32_t)dim_arg)) all = true;
+    else if (ty->kind == TS_TY_INT) known = ts_sr_int(c, (uint32_t)dim_arg, &dims[0]), n = 1;
+    else known = ts_sr_int_list(c, (uint32_t)dim_arg, dims, &n, TS_SR_MAX_RANK), all = known && n == 0;
+  }
+  if (keep_arg >= 0 && !ts_sr_bool(c, (uint32_t)keep_arg, &keep)) known = false;
+  if (!known) return -1;
+  bool red[TS_SR_MAX_RANK] = {false};
+  for (int32_t k = 0; !all && k < n; k++) {
+    int64_t d;
+    if (!ts_sr_wrap_dim(dims[k], in->rank, &d)) return -2;
+    if (in->rank > 0) red[d] = true;
+  }
+  for (int32_t k = 0; k < in->rank; k++) {
+    if (!all && !red[k]) sz[r++] = in->sizes[k];
+    else if (keep) sz[r++] = 1;
+  }
+  return r;
+}
+
+/* A reduction (ss_reduce_sizes): output 0 of dtype dt and, when dt2 !=
+ * TS_DT_NONE, output 1 of dt2. */
+static void ss_reduce(ts_sr_call *c, int dim_arg, int keep_arg, int8_t dt, int8_t dt2) {
+  ts_sr_shape in;
+  int64_t sz[TS_SR_MAX_RANK];
+  if (!ts_sr_tensor(c, 0, &in)) return;
+  int32_t r = ss_reduce_sizes(c, &in, dim_arg, keep_arg, sz);
+  if (r == -2) return;
+  ss_set(c, 0, &in, dt, r, sz);
+  if (dt2 != TS_DT_NONE) ss_set(c, 1, &in, dt2, r, sz);
+}
+
+static int8_t ss_self_dt(const ts_sr_call *c) {
+  ts_sr_shape in;
+  return ts_sr_tensor(c, 0, &in) ? in.dtype : TS_DT_NONE;
+}
+
+/* the dtype argument at i if given, else `dflt` */
+static int8_t ss_dtype_or(const ts_sr_call *c, uint32_t i, int8_t dflt) {
+  int8_t dt;
+  if (!ts_sr_dtype_arg(c, i, &dt)) return TS_DT_NONE;
+  return dt != TS_DT_NONE ? dt : dflt;
+}
+
+static void ss_all(ts_sr_call *c) { ss_reduce(c, -1, -1, ss_self_dt(c), TS_DT_NONE); }
+/* median.dim, nanmedian.dim, mode (self, dim, keepdim): values, indices */
+static void ss_sel_dim(ts_sr_call *c) { ss_reduce(c, 1, 2, ss_self_dt(c), TS_DT_INT64); }
+static void ss_kthvalue(ts_sr_call *c) { ss_reduce(c, 2, 3, ss_self_dt(c), TS_DT_INT64); }
+/* var_mean / std_mean (self, unbiased); .dim and .correction (self, dim,
+ * _, keepdim) */
+static void ss_varmean(ts_sr_call *c) { ss_reduce(c, -1, -1, ss_self_dt(c), ss_self_dt(c)); }
+static void ss_varmean_dim(ts_sr_call *c) { ss_reduce(c, 1, 3, ss_self_dt(c), ss_self_dt(c)); }
+
+/* aminmax(self, *, dim?, keepdim): a 0-d self reduced over dim 0 and kept
+ * gives [1] (as PyTorch 1.13) */
+static void ss_aminmax(ts_sr_call *c) {
+  ts_sr_shape in;
+  bool keep;
+  if (!ts_sr_tensor(c, 0, &in)) return;
+  if (in.rank == 0 && !ts_sr_is_none(c, 1) && ts_sr_bool(c, 2, &keep) && keep) {
+    int64_t one = 1;
+    ss_set(c, 0, &in, in.dtype, 1, &one);
+    ss_set(c, 1, &in, in.dtype, 1, &one);
+    return;
+  }
+  ss_reduce(c, 1, 2, in.dtype, in.dtype);
+}
+
+/* nansum(self, dim?, keepdim, dtype): integers and bool sum in int64 */
+static void ss_nansum(ts_sr_call *c) {
+  int8_t s = ss_self_dt(c);
+  int8_t d = s == TS_DT_NONE ? TS_DT_NONE : ts_dtype_is_float((ts_dtype)s) ? s : TS_DT_INT64;
+  ss_reduce(c, 1, 2, ss_dtype_or(c, 3, d), TS_DT_NONE);
+}
+static void ss_nanmean(ts_sr_call *c) { ss_reduce(c, 1, 2, ss_dtype_or(c, 3, ss_self_dt(c)), TS_DT_NONE); }
+/* linalg_vector_norm / linalg_matrix_norm / linalg_norm (self, ord, dim,
+ * keepdim, dtype) */
+static void ss_norm(ts_sr_call *c) { ss_reduce(c, 2, 3, ss_dtype_or(c, 4, ss_self_dt(c)), TS_DT_NONE); }
+
+/* quantile(self, q, dim?, keepdim, ...): a 1-d tensor q adds its length in
+ * front */
+static void ss_quantile(ts_sr_call *c) {
+  ts_sr_shape q, in;
+  int64_t sz[TS_SR_MAX_RANK + 1];
+  if (!ts_sr_tensor(c, 0, &in)) return;
+  bool qtensor = c->schema->args[1].type->kind == TS_TY_TENSOR;
+  int32_t lead = 0;
+  if (qtensor) {
+    if (!ts_sr_tensor(c, 1, &q)) return;
+    lead = q.rank == 1 ? 1 : q.rank == 0 ? 0 : -1;
+  }
+  int32_t r = lead < 0 ? -1 : ss_reduce_sizes(c, &in, 2, 3, sz + lead);
+  if (r == -2) return;
+  if (r >= 0 && lead) {
+    if (r + 1 > TS_SR_MAX_RANK) return;
+    sz[0] = q.sizes[0], r++;
+  }
+  ss_set(c, 0, &in, in.dtype, r, sz);
+}
+
+/* dist: 0-d of the promoted dtype */
+static void ss_dist(ts_sr_call *c) {
+  ts_sr_shape a, b;
+  if (!ts_sr_tensor(c, 0, &a) || !ts_sr_tensor(c, 1, &b)) return;
+  ss_set(c, 0, &a, ss_promote(a.dtype, b.dtype), 0, NULL);
+}
+
+/* renorm: self's sizes and dtype */
+static void ss_renorm(ts_sr_call *c) { ss_matrix_power(c); }
+
+/* cov / corrcoef(x [vars, obs]): [vars, vars], squeezed (one variable or a
+ * 1-d x: 0-d); integers give float32 */
+static void ss_cov(ts_sr_call *c) {
+  ts_sr_shape x;
+  if (!ts_sr_tensor(c, 0, &x)) return;
+  int8_t dt = x.dtype == TS_DT_NONE ? TS_DT_NONE : ts_dtype_is_float((ts_dtype)x.dtype) ? x.dtype : TS_DT_FLOAT32;
+  int64_t sz[2] = {0, 0};
+  if (x.rank == 2 && x.sizes[0] >= 0) {
+    sz[0] = sz[1] = x.sizes[0];
+    ss_set(c, 0, &x, dt, x.sizes[0] == 1 ? 0 : 2, sz);
+  } else {
+    ss_set(c, 0, &x, dt, x.rank >= 0 && x.rank < 2 ? 0 : -1, sz);
+  }
+}
+
 const ts_sr_def ts_sr_rules_stats[] = {
     {"aten::addbmm", ss_addbmm},
     {"aten::addmv", ss_addmv},
@@ -196,5 +333,33 @@ const ts_sr_def ts_sr_rules_stats[] = {
     {"aten::tensordot", ss_tensordot},
     {"aten::trace", ss_trace},
     {"aten::vdot", ss_dot},
+    {"aten::aminmax", ss_aminmax},
+    {"aten::corrcoef", ss_cov},
+    {"aten::cov", ss_cov},
+    {"aten::dist", ss_dist},
+    {"aten::kthvalue", ss_kthvalue},
+    {"aten::linalg_matrix_norm", ss_norm},
+    {"aten::linalg_matrix_norm.str_ord", ss_norm},
+    {"aten::linalg_norm", ss_norm},
+    {"aten::linalg_norm.ord_str", ss_norm},
+    {"aten::linalg_vector_norm", ss_norm},
+    {"aten::median", ss_all},
+    {"aten::median.dim", ss_sel_dim},
+    {"aten::mode", ss_sel_dim},
+    {"aten::nanmean", ss_nanmean},
+    {"aten::nanmedian", ss_all},
+    {"aten::nanmedian.dim", ss_sel_dim},
+    {"aten::nanquantile", ss_quantile},
+    {"aten::nanquantile.scalar", ss_quantile},
+    {"aten::nansum", ss_nansum},
+    {"aten::quantile", ss_quantile},
+    {"aten::quantile.scalar", ss_quantile},
+    {"aten::renorm", ss_renorm},
+    {"aten::std_mean", ss_varmean},
+    {"aten::std_mean.correction", ss_varmean_dim},
+    {"aten::std_mean.dim", ss_varmean_dim},
+    {"aten::var_mean", ss_varmean},
+    {"aten::var_mean.correction", ss_varmean_dim},
+    {"aten::var_mean.dim", ss_varmean_dim},
     {NULL, NULL},
 };
