@@ -318,7 +318,51 @@ static void ss_cov(ts_sr_call *c) {
   }
 }
 
+/* native_batch_norm(input [N, C, *], ..., training, ...): the output as
+ * input; save_mean and save_invstd [C] in training, [0] in evaluation */
+static void ss_native_batch_norm(ts_sr_call *c) {
+  ts_sr_shape x;
+  bool training;
+  if (!ts_sr_tensor(c, 0, &x)) return;
+  ss_set(c, 0, &x, x.dtype, x.rank, x.sizes);
+  int64_t n = -1;
+  if (ts_sr_bool(c, 5, &training)) n = !training ? 0 : x.rank >= 2 ? x.sizes[1] : -1;
+  ss_set(c, 1, &x, x.dtype, 1, &n);
+  ss_set(c, 2, &x, x.dtype, 1, &n);
+}
+
+/* native_layer_norm(input, normalized_shape, ...): the output as input;
+ * mean and rstd with the normalised dims 1 */
+static void ss_native_layer_norm(ts_sr_call *c) {
+  ts_sr_shape x;
+  int64_t ns[TS_SR_MAX_RANK], sz[TS_SR_MAX_RANK] = {0};
+  int32_t n;
+  if (!ts_sr_tensor(c, 0, &x)) return;
+  ss_set(c, 0, &x, x.dtype, x.rank, x.sizes);
+  bool known = x.rank >= 0 && ts_sr_size_list(c, 1, ns, &n, TS_SR_MAX_RANK) && n <= x.rank;
+  for (int32_t k = 0; known && k < x.rank; k++) sz[k] = k < x.rank - n ? x.sizes[k] : 1;
+  ss_set(c, 1, &x, x.dtype, known ? x.rank : -1, sz);
+  ss_set(c, 2, &x, x.dtype, known ? x.rank : -1, sz);
+}
+
+/* _scaled_dot_product_attention(q [..., L, E], k [..., S, E], v [..., S,
+ * Ev], ...): ([..., L, Ev], [..., L, S]) when the batch dims agree */
+static void ss_sdpa(ts_sr_call *c) {
+  ts_sr_shape q, k, v;
+  if (!ts_sr_tensor(c, 0, &q) || !ts_sr_tensor(c, 1, &k) || !ts_sr_tensor(c, 2, &v)) return;
+  bool known = q.rank >= 2 && k.rank == q.rank && v.rank == q.rank;
+  for (int32_t i = 0; known && i < q.rank - 2; i++)
+    known = q.sizes[i] >= 0 && q.sizes[i] == k.sizes[i] && q.sizes[i] == v.sizes[i];
+  int64_t sz[TS_SR_MAX_RANK] = {0};
+  for (int32_t i = 0; known && i < q.rank - 1; i++) sz[i] = q.sizes[i];
+  if (known) sz[q.rank - 1] = v.sizes[q.rank - 1];
+  ss_set(c, 0, &q, q.dtype, known ? q.rank : -1, sz);
+  if (known) sz[q.rank - 1] = k.sizes[q.rank - 2];
+  ss_set(c, 1, &q, q.dtype, known ? q.rank : -1, sz);
+}
+
 const ts_sr_def ts_sr_rules_stats[] = {
+    {"aten::_scaled_dot_product_attention", ss_sdpa},
     {"aten::addbmm", ss_addbmm},
     {"aten::addmv", ss_addmv},
     {"aten::addr", ss_addr},
@@ -352,6 +396,8 @@ const ts_sr_def ts_sr_rules_stats[] = {
     {"aten::nanquantile", ss_quantile},
     {"aten::nanquantile.scalar", ss_quantile},
     {"aten::nansum", ss_nansum},
+    {"aten::native_batch_norm", ss_native_batch_norm},
+    {"aten::native_layer_norm", ss_native_layer_norm},
     {"aten::quantile", ss_quantile},
     {"aten::quantile.scalar", ss_quantile},
     {"aten::renorm", ss_renorm},

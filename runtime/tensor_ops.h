@@ -91,6 +91,9 @@ ts_rt_tensor *ts_rt_addmm(ts_rt_ctx *c, const ts_rt_tensor *self, const ts_rt_te
                           double beta, double alpha);
 ts_rt_tensor *ts_rt_baddbmm(ts_rt_ctx *c, const ts_rt_tensor *self, const ts_rt_tensor *a, const ts_rt_tensor *b,
                             double beta, double alpha);
+/* dropout (aten::dropout): a new tensor, or a retained a when nothing
+ * drops (p 0, not training, empty). */
+ts_rt_tensor *ts_rt_dropout(ts_rt_ctx *c, const ts_rt_tensor *a, double p, bool train);
 /* softmax / log_softmax along dim, computed in float (double for float64);
  * dtype TS_DT_NONE keeps a's. */
 ts_rt_tensor *ts_rt_softmax(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t dim, ts_dtype dtype, bool log);

@@ -1,9 +1,11 @@
 /* runtime/kernels/blas2.c: the BLAS-like ops around matmul (mv, dot, vdot,
  * inner, outer, addmv, addr, addbmm, tensordot, trace, linalg_multi_dot,
- * linalg_vecdot, linalg_matrix_power, linalg_vander), composed as PyTorch
+ * linalg_vecdot, linalg_matrix_power, linalg_vander,
+ * _scaled_dot_product_attention), composed as PyTorch
  * 1.13 composes them (ATen's Blas.cpp, Linear.cpp, LinearAlgebra.cpp) from
  * nn.c's GEMM paths (OpenBLAS), with PyTorch's checks and messages. beta 0
  * ignores self (NaN in it does not show), as PyTorch's addmm family does. */
+#include <math.h>
 #include <string.h>
 
 #include "nn_util.h"
@@ -496,7 +498,67 @@ static bool bl_k_vander(ts_rt_ctx *c, ts_rt_call *call) {
   return nnu_ret(call, out);
 }
 
+/* ------------------------------------------- _scaled_dot_product_attention */
+
+/* _scaled_dot_product_attention(q [..., L, E], k [..., S, E], v [..., S, Ev],
+ * attn_mask, dropout_p, need_attn_weights, is_causal): PyTorch 1.13's math
+ * path: softmax(q / sqrt(E) @ k^T + mask) (a bool mask as 0 / -inf; causal:
+ * the lower triangle), dropped out with dropout_p, @ v; the weights are
+ * returned whatever need_attn_weights says, as 1.13 does. */
+static bool bl_k_sdpa(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *q, *k, *v, *mask;
+  double p;
+  bool need, causal;
+  if (!ts_rt_arg_tensor(c, call, 0, &q) || !ts_rt_arg_tensor(c, call, 1, &k) || !ts_rt_arg_tensor(c, call, 2, &v) ||
+      !ts_rt_arg_opt_tensor(c, call, 3, &mask) || !ts_rt_arg_double(c, call, 4, &p) ||
+      !ts_rt_arg_bool(c, call, 5, &need) || !ts_rt_arg_bool(c, call, 6, &causal))
+    return false;
+  if (q->ndim < 2 || k->ndim < 2) return ts_rt_fail(c, "_scaled_dot_product_attention: expected at least 2-d inputs");
+  if (causal && mask)
+    return ts_rt_fail(c, "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
+  ts_rt_tensor *qs = NULL, *kt = NULL, *add = NULL, *attn = NULL, *out = NULL;
+  int64_t E = q->sizes[q->ndim - 1];
+  bool ok = bl_set(&qs, ts_rt_mul_scalar(c, q, 1.0 / sqrt((double)E))) && bl_set(&kt, ts_rt_transpose(c, k, -2, -1)) &&
+            bl_set(&attn, ts_rt_matmul(c, qs, kt));
+  if (ok && causal) {
+    int64_t sz[2] = {q->sizes[q->ndim - 2], k->sizes[k->ndim - 2]};
+    ok = bl_set(&add, ts_rt_tensor_new(c, (ts_dtype)q->dtype, 2, sz, true));
+    for (int64_t i = 0; ok && i < sz[0]; i++)
+      for (int64_t j = i + 1; j < sz[1]; j++)
+        ts_rt_store_f64((char *)ts_rt_tensor_data(add) + (size_t)(i * sz[1] + j) * ts_dtype_size((ts_dtype)q->dtype),
+                        (ts_dtype)q->dtype, -INFINITY);
+  } else if (ok && mask && mask->dtype == TS_DT_BOOL) {
+    ts_rt_tensor *z = ts_rt_tensor_new(c, (ts_dtype)q->dtype, mask->ndim, mask->sizes, true), *nm = NULL;
+    ok = z && bl_set(&nm, ts_rt_unary_op(c, TS_PW_logical_not, mask)) &&
+         bl_set(&add, ts_rt_masked_fill(c, z, nm, -INFINITY));
+    bl_set(&z, NULL), bl_set(&nm, NULL);
+  } else if (ok && mask) {
+    ts_rt_tensor_retain(mask);
+    add = mask;
+  }
+  if (ok && add) {
+    /* attn.add_(mask): the sum in attn's dtype and shape */
+    ts_rt_tensor *s = ts_rt_add(c, attn, add, 1);
+    ok = s && s->ndim == attn->ndim && ts_rt_tensor_numel(s) == ts_rt_tensor_numel(attn);
+    if (s && !ok) ts_rt_fail(c, "output with shape of the attention weights doesn't match the broadcast shape");
+    ok = ok && ts_rt_tensor_copy_(c, attn, s);
+    if (s) ts_rt_tensor_release(s);
+  }
+  ok = ok && bl_set(&attn, ts_rt_softmax(c, attn, -1, TS_DT_NONE, false));
+  if (ok && p > 0) ok = bl_set(&attn, ts_rt_dropout(c, attn, p, true));
+  ok = ok && bl_set(&out, ts_rt_matmul(c, attn, v));
+  bl_set(&qs, NULL), bl_set(&kt, NULL), bl_set(&add, NULL);
+  if (!ok) {
+    bl_set(&attn, NULL), bl_set(&out, NULL);
+    return false;
+  }
+  call->out[0] = ts_iv_tensor(out);
+  call->out[1] = ts_iv_tensor(attn);
+  return true;
+}
+
 const ts_rt_kernel_def ts_rt_kernels_blas2[] = {
+    {"aten::_scaled_dot_product_attention", bl_k_sdpa},
     {"aten::addbmm", bl_k_addbmm},
     {"aten::addmv", bl_k_addmv},
     {"aten::addr", bl_k_addr},

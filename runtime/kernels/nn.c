@@ -662,6 +662,10 @@ static ts_rt_tensor *nn_dropout(ts_rt_ctx *c, ts_rt_tensor *x, double p, bool tr
   return nnu_cast_owned(c, r, (ts_dtype)x->dtype);
 }
 
+ts_rt_tensor *ts_rt_dropout(ts_rt_ctx *c, const ts_rt_tensor *x, double p, bool train) {
+  return nn_dropout(c, (ts_rt_tensor *)x, p, train, false);
+}
+
 static bool nn_k_dropout_common(ts_rt_ctx *c, ts_rt_call *call, bool feature, bool inplace) {
   ts_rt_tensor *x = NULL;
   double p = 0;

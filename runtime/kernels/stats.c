@@ -955,6 +955,8 @@ const ts_rt_kernel_def ts_rt_kernels_stats[] = {
     {"aten::nanquantile", st_k_nanquantile},
     {"aten::nanquantile.scalar", st_k_nanquantile},
     {"aten::nansum", st_k_nansum},
+    {"aten::native_batch_norm", ts_rt_k_native_batch_norm},
+    {"aten::native_layer_norm", ts_rt_k_native_layer_norm},
     {"aten::quantile", st_k_quantile},
     {"aten::quantile.scalar", st_k_quantile},
     {"aten::renorm", st_k_renorm},
