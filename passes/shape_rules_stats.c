@@ -361,6 +361,22 @@ static void ss_sdpa(ts_sr_call *c) {
   ss_set(c, 1, &q, q.dtype, known ? q.rank : -1, sz);
 }
 
+/* segment_reduce(data, reduce, *, lengths, indices, offsets, axis, ...):
+ * data with the axis dim the number of segments (the last dim of lengths,
+ * or of offsets less one) */
+static void ss_segment_reduce(ts_sr_call *c) {
+  ts_sr_shape d, seg;
+  int64_t axis = 0, ax = 0;
+  if (!ts_sr_tensor(c, 0, &d)) return;
+  bool off = !ts_sr_is_none(c, 4);
+  bool known = d.rank > 0 && ts_sr_int(c, 5, &axis) && ts_sr_wrap_dim(axis, d.rank, &ax) &&
+               ts_sr_tensor(c, off ? 4 : 2, &seg) && seg.rank == ax + 1;
+  int64_t sz[TS_SR_MAX_RANK] = {0};
+  for (int32_t k = 0; known && k < d.rank; k++) sz[k] = d.sizes[k];
+  if (known) sz[ax] = seg.sizes[ax] < 0 ? -1 : off ? seg.sizes[ax] - 1 : seg.sizes[ax];
+  ss_set(c, 0, &d, d.dtype, known ? d.rank : -1, sz);
+}
+
 const ts_sr_def ts_sr_rules_stats[] = {
     {"aten::_scaled_dot_product_attention", ss_sdpa},
     {"aten::addbmm", ss_addbmm},
@@ -401,6 +417,7 @@ const ts_sr_def ts_sr_rules_stats[] = {
     {"aten::quantile", ss_quantile},
     {"aten::quantile.scalar", ss_quantile},
     {"aten::renorm", ss_renorm},
+    {"aten::segment_reduce", ss_segment_reduce},
     {"aten::std_mean", ss_varmean},
     {"aten::std_mean.correction", ss_varmean_dim},
     {"aten::std_mean.dim", ss_varmean_dim},

@@ -1,7 +1,8 @@
 /* runtime/kernels/stats.c: statistics and norms (median, nanmedian,
  * kthvalue, mode, quantile, nanquantile, aminmax, var_mean, std_mean,
  * nansum, nanmean, linalg_vector_norm, linalg_matrix_norm, linalg_norm,
- * dist, renorm, cov, corrcoef) with PyTorch 1.13's semantics and messages.
+ * dist, renorm, cov, corrcoef, segment_reduce) with PyTorch 1.13's
+ * semantics and messages.
  *
  * Most work on "lanes": the input permuted so that the reduced dims come
  * last, copied once into a contiguous float64 buffer of [rows, len], one
@@ -935,6 +936,111 @@ static bool st_k_corrcoef(ts_rt_ctx *c, ts_rt_call *call) {
   return nnu_ret(call, nnu_cast_owned(c, cv, st_cov_dtype(x)));
 }
 
+/* ------------------------------------------------------- segment_reduce */
+
+/* segment_reduce(data, reduce, *, lengths, indices, offsets, axis, unsafe,
+ * initial): data [*lead, A, *inner] cut along axis into segments given by
+ * lengths [*lead, nseg] or offsets [*lead, nseg + 1] (offsets win when
+ * both are given); each reduced ("sum", "mean", "max", "min", "prod")
+ * from `initial` when given, NaN propagating; an empty segment gives
+ * initial, or the reduction's identity (mean: NaN). */
+static bool st_k_segment_reduce(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *data, *len, *idx, *off;
+  const ts_rt_str *red;
+  int64_t axis;
+  bool unsafe, has_init = false;
+  double init = 0;
+  if (!ts_rt_arg_tensor(c, call, 0, &data) || !ts_rt_arg_str(c, call, 1, &red) ||
+      !ts_rt_arg_opt_tensor(c, call, 2, &len) || !ts_rt_arg_opt_tensor(c, call, 3, &idx) ||
+      !ts_rt_arg_opt_tensor(c, call, 4, &off) || !ts_rt_arg_int(c, call, 5, &axis) ||
+      !ts_rt_arg_bool(c, call, 6, &unsafe))
+    return false;
+  if (call->nin > 7 && call->in[7].tag != TS_IV_NONE) {
+    if (!ts_rt_arg_double(c, call, 7, &init)) return false;
+    has_init = true;
+  }
+  (void)idx;
+  static const char *const reds[] = {"sum", "mean", "max", "min", "prod"};
+  int op;
+  for (op = 0; op < 5 && strcmp(red->data, reds[op]); op++) {}
+  if (op == 5) return ts_rt_fail(c, "unsupported reduction given! %s", red->data);
+  int64_t ax = 0;
+  if (!ts_rt_wrap_dim(c, axis, data->ndim, &ax)) return false;
+  const ts_rt_tensor *seg = off ? off : len;
+  if (!seg) return ts_rt_fail(c, "segment_reduce(): Either lengths or offsets must be defined.");
+  if (seg->dtype != TS_DT_INT32 && seg->dtype != TS_DT_INT64)
+    return nnu_not_impl(c, off ? "_segment_reduce_offsets_cpu_kernel1" : "_segment_reduce_lengths_cpu_kernel1",
+                        (ts_dtype)seg->dtype);
+  ts_dtype dt = (ts_dtype)data->dtype;
+  if (!ts_rt_dtype_is_float(dt)) return nnu_not_impl(c, "_segment_reduce_cpu", dt);
+  if (seg->ndim != ax + 1)
+    return ts_rt_fail(c, "segment_reduce(): Expected axis to be the last dimension of %s but got %lld.",
+                      off ? "offsets" : "lengths", (long long)ax);
+  for (int64_t d = 0; d < ax; d++)
+    if (seg->sizes[d] != data->sizes[d])
+      return ts_rt_fail(c, "segment_reduce(): Expected %s to have the leading dimensions of data",
+                        off ? "offsets" : "lengths");
+  int64_t nseg = seg->sizes[ax] - (off ? 1 : 0), A = data->sizes[ax], inner = 1, outer = 1;
+  if (nseg < 0) return ts_rt_fail(c, "segment_reduce(): Expected offsets to have at least one element");
+  for (int32_t d = (int32_t)ax + 1; d < data->ndim; d++) inner *= data->sizes[d];
+  for (int64_t d = 0; d < ax; d++) outer *= data->sizes[d];
+  /* segment starts per outer index, checked */
+  int64_t *start = ts_rt_malloc((size_t)(outer * (nseg + 1) + 1) * sizeof(int64_t));
+  ts_rt_tensor *sc = ts_rt_tensor_to_dtype(c, seg, TS_DT_INT64), *dd = NULL, *out = NULL;
+  if (!start || !sc) {
+    ts_rt_free(start);
+    st_set(&sc, NULL);
+    return start ? false : ts_rt_oom(c);
+  }
+  const int64_t *sv = ts_rt_tensor_data(sc);
+  bool ok = true;
+  for (int64_t o = 0; ok && o < outer; o++) {
+    int64_t *st = start + o * (nseg + 1);
+    if (off) {
+      for (int64_t k = 0; k <= nseg; k++) st[k] = sv[o * (nseg + 1) + k];
+    } else {
+      st[0] = 0;
+      for (int64_t k = 0; k < nseg; k++) {
+        int64_t l = sv[o * nseg + k];
+        if (l < 0) ok = ts_rt_fail(c, "lengths contains negative value!");
+        st[k + 1] = st[k] + l;
+      }
+    }
+    if (ok && !unsafe && !off && st[nseg] != A)
+      ok = ts_rt_fail(c, "segment_reduce(): Expected all rows of lengths along axis to sum to data.size(lengths.dim()-1) "
+                      "when !unsafe.");
+    for (int64_t k = 0; ok && k < nseg; k++)
+      if (st[k] < 0 || st[k + 1] < st[k] || st[k + 1] > A)
+        ok = ts_rt_fail(c, "segment_reduce(): segment %lld runs outside data (%lld to %lld of %lld)", (long long)k,
+                        (long long)st[k], (long long)st[k + 1], (long long)A);
+  }
+  int64_t osz[TS_RT_MAX_DIMS];
+  memcpy(osz, data->sizes, (size_t)data->ndim * sizeof(int64_t));
+  osz[ax] = nseg;
+  ok = ok && st_set(&dd, ts_rt_tensor_to_dtype(c, data, TS_DT_FLOAT64)) &&
+       st_set(&out, ts_rt_tensor_new(c, dt, data->ndim, osz, false));
+  const double *x = ok ? ts_rt_tensor_data(dd) : NULL;
+  for (int64_t o = 0; ok && o < outer; o++)
+    for (int64_t k = 0; k < nseg; k++)
+      for (int64_t i = 0; i < inner; i++) {
+        int64_t b = start[o * (nseg + 1) + k], e = start[o * (nseg + 1) + k + 1];
+        double acc = has_init ? init : op == 2 ? -INFINITY : op == 3 ? INFINITY : op == 4 ? 1 : 0;
+        for (int64_t t = b; t < e; t++) {
+          double v = x[(o * A + t) * inner + i];
+          if (op <= 1) acc += v;
+          else if (op == 4) acc *= v;
+          else if (isnan(v) || isnan(acc)) acc = NAN;
+          else if (op == 2 ? v > acc : v < acc) acc = v;
+        }
+        if (op == 1) acc = e > b ? acc / (double)(e - b) : has_init ? init : NAN;
+        st_put_f64(out, (o * nseg + k) * inner + i, acc);
+      }
+  ts_rt_free(start);
+  st_set(&sc, NULL), st_set(&dd, NULL);
+  if (!ok) st_set(&out, NULL);
+  return nnu_ret(call, out);
+}
+
 const ts_rt_kernel_def ts_rt_kernels_stats[] = {
     {"aten::aminmax", st_k_aminmax},
     {"aten::corrcoef", st_k_corrcoef},
@@ -960,6 +1066,7 @@ const ts_rt_kernel_def ts_rt_kernels_stats[] = {
     {"aten::quantile", st_k_quantile},
     {"aten::quantile.scalar", st_k_quantile},
     {"aten::renorm", st_k_renorm},
+    {"aten::segment_reduce", st_k_segment_reduce},
     {"aten::std_mean", st_k_std_mean},
     {"aten::std_mean.correction", st_k_std_mean_corr},
     {"aten::std_mean.dim", st_k_std_mean_dim},
