@@ -155,7 +155,7 @@ static void ss_vecdot(ts_sr_call *c) {
   ss_set(c, 0, &x, x.dtype, r, sz);
 }
 
-/* linalg_matrix_power: self's sizes */
+/* linalg_matrix_power, index_reduce: self's sizes */
 static void ss_matrix_power(ts_sr_call *c) {
   ts_sr_shape a;
   if (!ts_sr_tensor(c, 0, &a)) return;
@@ -397,6 +397,7 @@ const ts_sr_def ts_sr_rules_stats[] = {
     {"aten::corrcoef", ss_cov},
     {"aten::cov", ss_cov},
     {"aten::dist", ss_dist},
+    {"aten::index_reduce", ss_matrix_power},
     {"aten::kthvalue", ss_kthvalue},
     {"aten::linalg_matrix_norm", ss_norm},
     {"aten::linalg_matrix_norm.str_ord", ss_norm},

@@ -1,7 +1,7 @@
 /* runtime/kernels/stats.c: statistics and norms (median, nanmedian,
  * kthvalue, mode, quantile, nanquantile, aminmax, var_mean, std_mean,
  * nansum, nanmean, linalg_vector_norm, linalg_matrix_norm, linalg_norm,
- * dist, renorm, cov, corrcoef, segment_reduce) with PyTorch 1.13's
+ * dist, renorm, cov, corrcoef, segment_reduce, index_reduce) with PyTorch 1.13's
  * semantics and messages.
  *
  * Most work on "lanes": the input permuted so that the reduced dims come
@@ -1041,11 +1041,98 @@ static bool st_k_segment_reduce(ts_rt_ctx *c, ts_rt_call *call) {
   return nnu_ret(call, out);
 }
 
+/* --------------------------------------------------------- index_reduce */
+
+/* index_reduce(self, dim, index, source, reduce, include_self): a copy of
+ * self where each self[.., index[i], ..] is reduced ("prod", "mean",
+ * "amax", "amin") with source[.., i, ..] (NaN propagating); without
+ * include_self the indexed slices start from the identity. mean divides by
+ * the count of what was reduced into each element (floor division for
+ * integers). Computed in float64. */
+static bool st_k_index_reduce(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *self, *index, *src;
+  int64_t dim, d = 0;
+  const ts_rt_str *red;
+  bool incl;
+  if (!ts_rt_arg_tensor(c, call, 0, &self) || !ts_rt_arg_int(c, call, 1, &dim) ||
+      !ts_rt_arg_tensor(c, call, 2, &index) || !ts_rt_arg_tensor(c, call, 3, &src) ||
+      !ts_rt_arg_str(c, call, 4, &red) || !ts_rt_arg_bool(c, call, 5, &incl))
+    return false;
+  static const char *const reds[] = {"prod", "mean", "amax", "amin"};
+  int op;
+  for (op = 0; op < 4 && strcmp(red->data, reds[op]); op++) {}
+  if (op == 4)
+    return ts_rt_fail(c, "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got %s.", red->data);
+  if (!ts_rt_wrap_dim(c, dim, self->ndim, &d)) return false;
+  if (index->ndim > 1) return ts_rt_fail(c, "index_reduce_(): Index is supposed to be a vector");
+  if (index->dtype != TS_DT_INT32 && index->dtype != TS_DT_INT64)
+    return ts_rt_fail(c, "index_reduce_(): Expected dtype int32/int64 for index but got: %s",
+                      ts_rt_dtype_name((ts_dtype)index->dtype));
+  if (self->dtype != src->dtype)
+    return ts_rt_fail(c, "index_reduce_(): self (%s) and source (%s) must have the same scalar type",
+                      ts_rt_dtype_name((ts_dtype)self->dtype), ts_rt_dtype_name((ts_dtype)src->dtype));
+  int64_t n = ts_rt_tensor_numel(index), nsrc = src->ndim ? src->sizes[src->ndim > d ? d : 0] : 1;
+  if (src->ndim != self->ndim && !(self->ndim == 0 && src->ndim <= 1))
+    return ts_rt_fail(c, "index_reduce_(): Source/destination tensor must have same number of dimensions");
+  if (n != nsrc)
+    return ts_rt_fail(c, "index_reduce_(): Number of indices (%lld) should be equal to source.size(dim): (%lld), for "
+                      "dim: %lld",
+                      (long long)n, (long long)nsrc, (long long)d);
+  int64_t pre = 1, post = 1, S = self->ndim ? self->sizes[d] : 1;
+  for (int32_t k = 0; k < self->ndim; k++) {
+    if (k != d && src->sizes[k] != self->sizes[k])
+      return ts_rt_fail(c, "index_reduce_(): Source/destination tensor must have same slice shapes");
+    if (k < d) pre *= self->sizes[k];
+    if (k > d) post *= self->sizes[k];
+  }
+  ts_rt_tensor *ic = ts_rt_tensor_to_dtype(c, index, TS_DT_INT64), *acc = NULL, *sd = NULL, *out = NULL;
+  int64_t *cnt = NULL;
+  bool ok = ic && st_set(&acc, ts_rt_tensor_to_dtype(c, self, TS_DT_FLOAT64)) &&
+            st_set(&sd, ts_rt_tensor_to_dtype(c, src, TS_DT_FLOAT64));
+  const int64_t *ix = ok ? ts_rt_tensor_data(ic) : NULL;
+  for (int64_t i = 0; ok && i < n; i++)
+    if (ix[i] < 0 || ix[i] >= S) ok = ts_rt_fail(c, "index out of range in self"); /* no negative ones */
+  if (ok && !(cnt = ts_rt_calloc((size_t)(pre * S * post + 1), sizeof(int64_t)))) ok = ts_rt_oom(c);
+  if (ok) {
+    double *a = ts_rt_tensor_data(acc);
+    const double *x = ts_rt_tensor_data(sd);
+    double ident = op == 0 ? 1 : op == 1 ? 0 : op == 2 ? -INFINITY : INFINITY;
+    for (int64_t e = 0; e < pre * S * post; e++) cnt[e] = incl;
+    for (int64_t i = 0; !incl && i < n; i++) {
+      int64_t j = ix[i];
+      for (int64_t p = 0; p < pre; p++)
+        for (int64_t q = 0; q < post; q++) a[(p * S + j) * post + q] = ident;
+    }
+    for (int64_t i = 0; i < n; i++) {
+      int64_t j = ix[i];
+      for (int64_t p = 0; p < pre; p++)
+        for (int64_t q = 0; q < post; q++) {
+          int64_t e = (p * S + j) * post + q;
+          double v = x[(p * n + i) * post + q];
+          if (op == 0) a[e] *= v;
+          else if (op == 1) a[e] += v, cnt[e]++;
+          else if (isnan(v) || isnan(a[e])) a[e] = NAN;
+          else if (op == 2 ? v > a[e] : v < a[e]) a[e] = v;
+        }
+    }
+    bool integral = !ts_rt_dtype_is_float((ts_dtype)self->dtype);
+    for (int64_t e = 0; op == 1 && e < pre * S * post; e++) {
+      double q = a[e] / (double)(cnt[e] ? cnt[e] : 1);
+      a[e] = integral ? floor(q) : q;
+    }
+    out = ts_rt_tensor_to_dtype(c, acc, (ts_dtype)self->dtype);
+  }
+  ts_rt_free(cnt);
+  st_set(&ic, NULL), st_set(&acc, NULL), st_set(&sd, NULL);
+  return nnu_ret(call, out);
+}
+
 const ts_rt_kernel_def ts_rt_kernels_stats[] = {
     {"aten::aminmax", st_k_aminmax},
     {"aten::corrcoef", st_k_corrcoef},
     {"aten::cov", st_k_cov},
     {"aten::dist", st_k_dist},
+    {"aten::index_reduce", st_k_index_reduce},
     {"aten::kthvalue", st_k_kthvalue},
     {"aten::linalg_matrix_norm", st_k_matrix_norm_num},
     {"aten::linalg_matrix_norm.str_ord", st_k_matrix_norm_str},
