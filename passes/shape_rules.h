@@ -74,6 +74,7 @@ extern const ts_sr_def ts_sr_rules_vision[];
 extern const ts_sr_def ts_sr_rules_fft[];
 extern const ts_sr_def ts_sr_rules_random[];
 extern const ts_sr_def ts_sr_rules_loss[];
+extern const ts_sr_def ts_sr_rules_stats[];
 
 /* Helpers for rules (shape_rules.c). Input i is argument i of the schema. */
 

@@ -38,6 +38,8 @@ extern const ts_rt_kernel_def ts_rt_kernels_fft[];
 extern const ts_rt_kernel_def ts_rt_kernels_random[];
 extern const ts_rt_kernel_def ts_rt_kernels_loss[];
 extern const ts_rt_kernel_def ts_rt_kernels_unpool[];
+extern const ts_rt_kernel_def ts_rt_kernels_blas2[];
+extern const ts_rt_kernel_def ts_rt_kernels_stats[];
 
 static const ts_rt_kernel_def *ts_k_tables[] = {
     NULL /* pointwise */,   ts_rt_kernels_reduce, ts_rt_kernels_nn,   ts_rt_kernels_shape,
@@ -50,6 +52,7 @@ static const ts_rt_kernel_def *ts_k_tables[] = {
     ts_rt_kernels_complex,  ts_rt_kernels_fft,
     ts_rt_kernels_random,
     ts_rt_kernels_loss, ts_rt_kernels_unpool,
+    ts_rt_kernels_blas2, ts_rt_kernels_stats,
 };
 static const ts_rt_kernel_def ts_k_none[] = {{NULL, NULL}};
 

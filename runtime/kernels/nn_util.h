@@ -141,5 +141,8 @@ bool ts_rt_k_batch_norm(ts_rt_ctx *c, ts_rt_call *call);
 bool ts_rt_k_instance_norm(ts_rt_ctx *c, ts_rt_call *call);
 bool ts_rt_k_group_norm(ts_rt_ctx *c, ts_rt_call *call);
 bool ts_rt_k_layer_norm(ts_rt_ctx *c, ts_rt_call *call);
+/* norm.c's, listed in stats.c's table */
+bool ts_rt_k_native_batch_norm(ts_rt_ctx *c, ts_rt_call *call);
+bool ts_rt_k_native_layer_norm(ts_rt_ctx *c, ts_rt_call *call);
 
 #endif

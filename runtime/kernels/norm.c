@@ -204,13 +204,16 @@ static bool nm_float_only(ts_rt_ctx *c, const char *op, ts_dtype dt) {
 }
 
 /* Batch norm over x [N, C, *]: with batch statistics (updating the running
- * ones when given) or with the running statistics. */
+ * ones when given) or with the running statistics. save_mean and
+ * save_invstd (C each, may be NULL) receive the batch mean and 1 /
+ * sqrt(var + eps) in training (native_batch_norm's saved outputs). */
 static ts_rt_tensor *nm_batch_norm(ts_rt_ctx *c, const ts_rt_tensor *x, const ts_rt_tensor *w, const ts_rt_tensor *b,
-                                   ts_rt_tensor *rm, ts_rt_tensor *rv, bool training, double momentum, double eps) {
+                                   ts_rt_tensor *rm, ts_rt_tensor *rv, bool training, double momentum, double eps,
+                                   double *save_mean, double *save_invstd) {
   if (x->ndim < 2) {
-    char sh[256];
-    nnu_shape_str(sh, sizeof sh, x->ndim, x->sizes);
-    return ts_rt_fail(c, "batch_norm: expected at least 2-d input, got %s", sh), NULL;
+    /* as aten::batch_norm: C is x.size(1) */
+    int64_t d;
+    if (!ts_rt_wrap_dim(c, 1, x->ndim, &d)) return NULL;
   }
   if (!nm_float_only(c, "batch_norm", (ts_dtype)x->dtype)) return NULL;
   int64_t N = x->sizes[0], C = x->sizes[1], S = 1;
@@ -247,6 +250,7 @@ static ts_rt_tensor *nm_batch_norm(ts_rt_ctx *c, const ts_rt_tensor *x, const ts
   }
   for (int64_t i = 0; i < C; i++) {
     double r = 1.0 / sqrt(var[i] + eps);
+    if (training && save_mean) save_mean[i] = mean[i], save_invstd[i] = r;
     scale[i] = wv[i] * r;
     shift[i] = bv[i] - mean[i] * wv[i] * r;
   }
@@ -265,7 +269,54 @@ bool ts_rt_k_batch_norm(ts_rt_ctx *c, ts_rt_call *call) {
       !ts_rt_arg_opt_tensor(c, call, 4, &rv) || !ts_rt_arg_bool(c, call, 5, &training) ||
       !ts_rt_arg_double(c, call, 6, &momentum) || !ts_rt_arg_double(c, call, 7, &eps))
     return false;
-  return nnu_ret(call, nm_batch_norm(c, x, w, b, rm, rv, training, momentum, eps));
+  if (ts_rt_tensor_numel(x) == 0) {
+    /* as ATen's _batch_norm_impl_index: an empty input gives a copy,
+     * weight[0] and bias[0] read (they must exist) */
+    for (int k = 0; k < 2; k++) {
+      const ts_rt_tensor *t = k ? b : w;
+      if (t && (t->ndim == 0 || t->sizes[0] == 0))
+        return ts_rt_fail(c, t->ndim ? "select(): index 0 out of range for tensor of size [0] at dimension 0"
+                                     : "select() cannot be applied to a 0-dim tensor.");
+    }
+    return nnu_ret(call, ts_rt_clone(c, x));
+  }
+  return nnu_ret(call, nm_batch_norm(c, x, w, b, rm, rv, training, momentum, eps, NULL, NULL));
+}
+
+/* native_batch_norm(input, weight, bias, running_mean, running_var,
+ * training, momentum, eps): (output, save_mean, save_invstd), the saved
+ * ones [C] in training and empty in evaluation, as ATen's CPU kernel. */
+bool ts_rt_k_native_batch_norm(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *x = NULL, *w = NULL, *b = NULL, *rm = NULL, *rv = NULL;
+  bool training = false;
+  double momentum = 0, eps = 0;
+  if (!ts_rt_arg_tensor(c, call, 0, &x) || !ts_rt_arg_opt_tensor(c, call, 1, &w) ||
+      !ts_rt_arg_opt_tensor(c, call, 2, &b) || !ts_rt_arg_opt_tensor(c, call, 3, &rm) ||
+      !ts_rt_arg_opt_tensor(c, call, 4, &rv) || !ts_rt_arg_bool(c, call, 5, &training) ||
+      !ts_rt_arg_double(c, call, 6, &momentum) || !ts_rt_arg_double(c, call, 7, &eps))
+    return false;
+  int64_t C = x->ndim >= 2 ? x->sizes[1] : 0, ns = training ? C : 0;
+  ts_dtype dt = (ts_dtype)x->dtype;
+  ts_rt_tensor *sm = ts_rt_tensor_new(c, dt, 1, &ns, true);
+  ts_rt_tensor *si = sm ? ts_rt_tensor_new(c, dt, 1, &ns, true) : NULL;
+  double *buf = si ? ts_rt_malloc((size_t)(C ? 2 * C : 1) * sizeof(double)) : NULL;
+  ts_rt_tensor *y = NULL;
+  if (si && !buf) ts_rt_oom(c);
+  if (buf) y = nm_batch_norm(c, x, w, b, rm, rv, training, momentum, eps, buf, buf + C);
+  for (int64_t i = 0; y && i < ns; i++) {
+    ts_rt_store_f64((char *)ts_rt_tensor_data(sm) + (size_t)i * ts_dtype_size(dt), dt, buf[i]);
+    ts_rt_store_f64((char *)ts_rt_tensor_data(si) + (size_t)i * ts_dtype_size(dt), dt, buf[C + i]);
+  }
+  ts_rt_free(buf);
+  if (!y) {
+    if (sm) ts_rt_tensor_release(sm);
+    if (si) ts_rt_tensor_release(si);
+    return false;
+  }
+  call->out[0] = ts_iv_tensor(y);
+  call->out[1] = ts_iv_tensor(sm);
+  call->out[2] = ts_iv_tensor(si);
+  return true;
 }
 
 /* Normalises blocks of x [N, C, *]: `groups` groups of channels per
@@ -340,7 +391,7 @@ bool ts_rt_k_instance_norm(ts_rt_ctx *c, ts_rt_call *call) {
     return ts_rt_fail(c, "Expected running_mean and running_var to be defined when use_input_stats is false");
   if (x->ndim < 2) return ts_rt_fail(c, "instance_norm: expected at least 2-d input");
   if (!nm_float_only(c, "batch_norm", (ts_dtype)x->dtype)) return false;
-  if (!use_input_stats) return nnu_ret(call, nm_batch_norm(c, x, w, b, rm, rv, false, momentum, eps));
+  if (!use_input_stats) return nnu_ret(call, nm_batch_norm(c, x, w, b, rm, rv, false, momentum, eps, NULL, NULL));
   int64_t N = x->sizes[0], C = x->sizes[1], S = 1;
   for (int32_t i = 2; i < x->ndim; i++) S *= x->sizes[i];
   double *st = NULL;
@@ -445,4 +496,45 @@ bool ts_rt_k_layer_norm(ts_rt_ctx *c, ts_rt_call *call) {
     }
   }
   return nnu_ret(call, ts_rt_layer_norm(c, x, (int32_t)ns, w, b, eps));
+}
+
+/* native_layer_norm(input, normalized_shape, weight, bias, eps): (output,
+ * mean, rstd), the statistics of each normalised row in the input's dtype,
+ * shaped as the input with the normalised dims 1 (ATen's CPU kernel). */
+bool ts_rt_k_native_layer_norm(ts_rt_ctx *c, ts_rt_call *call) {
+  if (!ts_rt_k_layer_norm(c, call)) return false;
+  ts_rt_tensor *x = call->in[0].u.t, *y = call->out[0].u.t;
+  uint32_t ns = call->in[1].tag == TS_IV_LIST ? call->in[1].u.l->n : 0;
+  double eps = call->in[4].tag == TS_IV_DOUBLE ? call->in[4].u.d : 0;
+  int32_t axis = x->ndim - (int32_t)ns;
+  int64_t sz[TS_RT_MAX_DIMS], S = 1, rows = 1;
+  for (int32_t i = 0; i < x->ndim; i++) {
+    sz[i] = i < axis ? x->sizes[i] : 1;
+    if (i < axis) rows *= x->sizes[i];
+    else S *= x->sizes[i];
+  }
+  ts_dtype dt = (ts_dtype)x->dtype, wdt = nnu_work_dtype(dt);
+  ts_rt_tensor *m = ts_rt_tensor_new(c, dt, x->ndim, sz, false);
+  ts_rt_tensor *r = m ? ts_rt_tensor_new(c, dt, x->ndim, sz, false) : NULL;
+  ts_rt_tensor *xc = r ? nnu_contig_as(c, x, wdt) : NULL;
+  if (!xc) {
+    if (m) ts_rt_tensor_release(m);
+    if (r) ts_rt_tensor_release(r);
+    ts_rt_tensor_release(y);
+    return false;
+  }
+  size_t es = ts_dtype_size(dt);
+  for (int64_t i = 0; i < rows; i++) {
+    double mean = NAN, var = NAN;
+    if (S > 0 && wdt == TS_DT_FLOAT32) nm_row_stats_f32((const float *)ts_rt_tensor_data(xc) + i * S, S, &mean, &var);
+    else if (S > 0) nm_row_stats_f64((const double *)ts_rt_tensor_data(xc) + i * S, S, &mean, &var);
+    double rs = 1.0 / sqrt(var + eps);
+    if (wdt == TS_DT_FLOAT32) mean = (float)mean, rs = (float)rs;
+    ts_rt_store_f64((char *)ts_rt_tensor_data(m) + (size_t)i * es, dt, mean);
+    ts_rt_store_f64((char *)ts_rt_tensor_data(r) + (size_t)i * es, dt, rs);
+  }
+  ts_rt_tensor_release(xc);
+  call->out[1] = ts_iv_tensor(m);
+  call->out[2] = ts_iv_tensor(r);
+  return true;
 }
