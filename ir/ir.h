@@ -700,6 +700,8 @@ enum {
   TS_PWR_AUTOGEN_OUT = 1 << 12,
   TS_PWR_AUTOGEN_SCALAR_OTHER = 1 << 13,
   TS_PWR_AUTOGEN_SCALAR_SELF = 1 << 14,
+  TS_PWR_DOUBLE = 1 << 15,
+  TS_PWR_SAMEOUT = 1 << 16,
 };
 
 typedef struct ts_pw_def {
