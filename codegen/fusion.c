@@ -305,6 +305,8 @@ static bool fz_plan_unary(fz_pl *P, fz_plan *p, ts_pw_op op, const fz_vi *vin) {
         return fz_refuse(P, "no lowering for a non-constant parameter", NULL, NULL);
     }
   }
+  if (op == TS_PW_mvlgamma && (par[0] < 1 || vin[0].dt == TS_DT_BOOL || par[0] > TS_PW_MVLGAMMA_MAX_P))
+    return fz_refuse(P, "mvlgamma's checks fail (left to the interpreter)", NULL, NULL);
   fz_par3(p, par[0], par[1], par[2]);
   unsigned f = fz_rule(op);
   ts_dtype dt = (ts_dtype)vin[0].dt, cdt = TS_DT_NONE;
@@ -364,6 +366,8 @@ static bool fz_plan_binary(fz_pl *P, fz_plan *p, ts_pw_op op, const fz_vi *vin) 
     else if (m->cls != FZ_V_NONE)
       return fz_refuse(P, "rounding_mode is not None, 'trunc' or 'floor'", NULL, NULL);
   }
+  if (op == TS_PW_heaviside && a->dt != b->dt)
+    return fz_refuse(P, "heaviside of different dtypes is an error (left to the interpreter)", NULL, NULL);
   p->nops = 2;
   p->ops[0] = n->inputs[0];
   p->ops[1] = n->inputs[1];
@@ -463,6 +467,11 @@ static bool fz_plan_node_vi(const ts_node *n, const fz_vi *vin, fz_plan *p, ts_d
   case TS_PWL_BINARY:
   case TS_PWL_ALPHA:
   case TS_PWL_DIV:
+    ok = fz_plan_binary(&P, p, row->op, vin);
+    break;
+  case TS_PWL_INT_SELF: /* polygamma(n, self): n a constant, not negative (else the interpreter's error) */
+    if (n->ninputs < 2 || !vin[0].cst || vin[0].cls != FZ_V_SCALAR || vin[0].c.kind == TS_CV_FLOAT || vin[0].c.i < 0)
+      return fz_refuse(&P, "n is not a constant int >= 0", NULL, NULL);
     ok = fz_plan_binary(&P, p, row->op, vin);
     break;
   case TS_PWL_CLAMP:

@@ -899,6 +899,13 @@ static ts_rt_tensor *pw_unary(ts_rt_ctx *c, ts_pw_op op, const pw_par *par, cons
   if (op == TS_PW_round_decimals && !ts_dtype_is_float(dt)) /* decimals=0 goes to round's kernel */
     return ts_rt_fail(c, "\"%s\" not implemented for '%s'", par->i[2] ? "round_cpu" : "round_vml_cpu",
                       ts_rt_dtype_name(dt)), NULL;
+  if (op == TS_PW_mvlgamma) {
+    if (dt == TS_DT_BOOL) return ts_rt_fail(c, "The input tensor may not be a boolean tensor."), NULL;
+    if (par->i[0] < 1) return ts_rt_fail(c, "p has to be greater than or equal to 1"), NULL;
+    /* PyTorch makes p arguments per element; a sum of this many terms
+     * per element is a hostile p */
+    if (par->i[0] > TS_PW_MVLGAMMA_MAX_P) return ts_rt_fail(c, "mvlgamma: p = %lld is too large", (long long)par->i[0]), NULL;
+  }
   if ((f & TS_PWR_BOOL_INT64) && dt == TS_DT_BOOL) cdt = TS_DT_INT64;
   if (f & TS_PWR_SELF) {
     /* computed in self's dtype, the limits cast to it */
@@ -1018,6 +1025,14 @@ static bool pw_k_binary(ts_rt_ctx *c, ts_rt_call *call, ts_pw_op op, pw_mode mod
                         m.u.s->data);
     }
   }
+  /* polygamma(n, self); its in-place kind takes (self, n) */
+  if (ok && layout == TS_PWL_INT_SELF && mode == PW_INPLACE) {
+    pw_arg t = a;
+    a = b;
+    b = t;
+  }
+  if (ok && layout == TS_PWL_INT_SELF && a.wrapped && a.num.tag == TS_IV_INT && a.num.u.i < 0)
+    ok = ts_rt_fail(c, "polygamma(n, x) does not support negative n.");
   ts_rt_tensor *r = ok ? pw_binary(c, op, a, b, alpha, out, mode) : NULL;
   pw_tmp_free(&tm);
   return pw_fin(c, call, mode, r);
@@ -1349,7 +1364,7 @@ bool ts_rt_pointwise_buffer(ts_rt_ctx *c, ts_pw_op op, ts_dtype dt, void *x, int
 static bool pw_k(ts_rt_ctx *c, ts_rt_call *call, ts_pw_op op, pw_mode mode) {
   switch ((ts_pw_layout)ts_pw_get(op)->layout) {
   case TS_PWL_UNARY: case TS_PWL_GELU: case TS_PWL_ROUND: return pw_k_unary(c, call, op, mode);
-  case TS_PWL_BINARY: case TS_PWL_ALPHA: case TS_PWL_DIV: return pw_k_binary(c, call, op, mode);
+  case TS_PWL_BINARY: case TS_PWL_ALPHA: case TS_PWL_DIV: case TS_PWL_INT_SELF: return pw_k_binary(c, call, op, mode);
   case TS_PWL_CLAMP: return pw_k_clamp(c, call, op, mode);
   case TS_PWL_WHERE: return pw_k_where(c, call, mode);
   case TS_PWL_MASKED_FILL: return pw_k_masked_fill(c, call, mode);

@@ -12,6 +12,16 @@
 #define TS_RT_KERNELS_SPECIAL_H
 
 double ts_rt_sp_digamma(double x);
+double ts_rt_sp_trigamma(double x);
+/* polygamma(n, x), n >= 0 an integer (the caller refuses negative n) */
+double ts_rt_sp_polygamma(double n, double x);
+/* sum_{j<p} lgamma(x - j/2) + p(p-1)/4 log(pi) */
+double ts_rt_sp_mvlgamma(double x, double p);
+/* Hurwitz zeta(x, q) = sum_k (k + q)^-x */
+double ts_rt_sp_zeta(double x, double q);
+/* the regularized incomplete gamma functions P(a, x) and Q(a, x) */
+double ts_rt_sp_igamma(double a, double x);
+double ts_rt_sp_igammac(double a, double x);
 double ts_rt_sp_erfinv(double y);
 double ts_rt_sp_erfcx(double x);
 double ts_rt_sp_ndtri(double p);
