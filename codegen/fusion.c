@@ -15,7 +15,10 @@
  * Dtypes: float32, float64, int64, int32, int16, int8, uint8 and bool.
  * float32 transcendentals come from codegen/math.c (a few ulp, vectorised);
  * tan, asin, acos, atan, sinh, cosh and atan2 call the C library (exact, not
- * vectorised).
+ * vectorised); the special functions (ops.def's PW_SP: digamma, erfinv,
+ * the Bessel family, ...) call runtime/kernels/special.c's by name, in
+ * double (the runtime is linked into every generated object; on NVPTX the
+ * group runs in the interpreter).
  *
  * Two loops: with kargs->contig every tensor operand is contiguous with the
  * output's shape and [begin, end) counts elements; otherwise it counts rows
@@ -55,6 +58,7 @@
 #include <llvm-c/DebugInfo.h>
 #include <llvm-c/IRReader.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,6 +253,8 @@ static bool fz_finish(fz_pl *P, fz_plan *p, ts_pw_op op, ts_dtype cdt, const fz_
   unsigned f = fz_rule(op);
   if ((f & TS_PWR_PROMOTE) && !fz_dt_float(cdt))
     cdt = TS_DT_FLOAT32;
+  if (f & TS_PWR_DOUBLE)
+    cdt = TS_DT_FLOAT64;
   if (!fz_check_dtype(P, op, kdt))
     return false;
   p->op = (uint8_t)op;
@@ -292,10 +298,15 @@ static bool fz_plan_unary(fz_pl *P, fz_plan *p, ts_pw_op op, const fz_vi *vin) {
     par[0] = pow(10.0, (double)(d < 0 ? -d : d));
     par[1] = d < 0 ? -1 : 1;
   } else {
-    for (uint32_t k = 1; k < n->ninputs && k < 4; k++)
-      if (!fz_cst_double(&vin[k], &par[k - 1]))
+    for (uint32_t k = 1; k < n->ninputs && k < 4; k++) {
+      if (vin[k].cls == FZ_V_NONE) /* an optional parameter not given: NaN, as pointwise.c's */
+        par[k - 1] = NAN;
+      else if (!fz_cst_double(&vin[k], &par[k - 1]))
         return fz_refuse(P, "no lowering for a non-constant parameter", NULL, NULL);
+    }
   }
+  if (op == TS_PW_mvlgamma && (par[0] < 1 || vin[0].dt == TS_DT_BOOL || par[0] > TS_PW_MVLGAMMA_MAX_P))
+    return fz_refuse(P, "mvlgamma's checks fail (left to the interpreter)", NULL, NULL);
   fz_par3(p, par[0], par[1], par[2]);
   unsigned f = fz_rule(op);
   ts_dtype dt = (ts_dtype)vin[0].dt, cdt = TS_DT_NONE;
@@ -355,6 +366,8 @@ static bool fz_plan_binary(fz_pl *P, fz_plan *p, ts_pw_op op, const fz_vi *vin) 
     else if (m->cls != FZ_V_NONE)
       return fz_refuse(P, "rounding_mode is not None, 'trunc' or 'floor'", NULL, NULL);
   }
+  if (op == TS_PW_heaviside && a->dt != b->dt)
+    return fz_refuse(P, "heaviside of different dtypes is an error (left to the interpreter)", NULL, NULL);
   p->nops = 2;
   p->ops[0] = n->inputs[0];
   p->ops[1] = n->inputs[1];
@@ -454,6 +467,11 @@ static bool fz_plan_node_vi(const ts_node *n, const fz_vi *vin, fz_plan *p, ts_d
   case TS_PWL_BINARY:
   case TS_PWL_ALPHA:
   case TS_PWL_DIV:
+    ok = fz_plan_binary(&P, p, row->op, vin);
+    break;
+  case TS_PWL_INT_SELF: /* polygamma(n, self): n a constant, not negative (else the interpreter's error) */
+    if (n->ninputs < 2 || !vin[0].cst || vin[0].cls != FZ_V_SCALAR || vin[0].c.kind == TS_CV_FLOAT || vin[0].c.i < 0)
+      return fz_refuse(&P, "n is not a constant int >= 0", NULL, NULL);
     ok = fz_plan_binary(&P, p, row->op, vin);
     break;
   case TS_PWL_CLAMP:
@@ -970,6 +988,58 @@ static LLVMValueRef fz_p_shift(fz_fn *F, bool left, LLVMValueRef x, LLVMValueRef
   return LLVMBuildAShr(B, x, amt, "");
 }
 
+static bool fz_nvptx(const ts_cg_module *m);
+
+/* fmax/fmin: the number when the other is NaN (llvm.maxnum is C's fmax) */
+static LLVMValueRef fz_p_fmax(fz_fn *F, LLVMValueRef x, LLVMValueRef y, bool max) {
+  if (fz_isf(x))
+    return fz_intr(F, max ? "llvm.maxnum" : "llvm.minnum", x, y);
+  return fz_p_max(F, x, y, max);
+}
+static LLVMValueRef fz_p_copysign(fz_fn *F, LLVMValueRef x, LLVMValueRef y) {
+  return fz_isf(x) ? fz_intr(F, "llvm.copysign", x, y) : fz_p_bad(F, "copysign", x);
+}
+/* the sign bit (set for -0.0 and a negative NaN); integers: x < 0 */
+static LLVMValueRef fz_p_signbit(fz_fn *F, LLVMValueRef x) {
+  if (!fz_isf(x))
+    return fz_icmp(F, LLVMIntSLT, x, fz_ci(F, 0));
+  bool f32 = LLVMTypeOf(x) == F->m->t_f32;
+  LLVMTypeRef it = f32 ? F->m->t_i32 : F->m->t_i64;
+  return fz_icmp(F, LLVMIntSLT, LLVMBuildBitCast(F->b, x, it, ""), LLVMConstInt(it, 0, 0));
+}
+/* the largest finite value of the domain (nan_to_num) */
+static LLVMValueRef fz_p_big(fz_fn *F) {
+  if (!fz_dt_float(F->dom))
+    return fz_ci(F, INT64_MAX);
+  return fz_kc(F, F->dom == TS_DT_FLOAT32 ? (double)FLT_MAX : DBL_MAX);
+}
+static LLVMValueRef fz_p_inf(fz_fn *F) {
+  return fz_dt_float(F->dom) ? fz_kc(F, INFINITY) : fz_ci(F, INT64_MAX);
+}
+/* A special function of runtime/kernels/special.c (double -> double),
+ * called by name: the runtime ships inside every generated object, and
+ * these series and iterations would not vectorise anyway. Not on NVPTX
+ * (the group then runs in the interpreter). */
+static LLVMValueRef fz_p_rt(fz_fn *F, const char *name, LLVMValueRef x, LLVMValueRef y) {
+  if (!fz_isf(x) || fz_nvptx(F->m))
+    return fz_p_bad(F, name, x);
+  LLVMBuilderRef B = F->b;
+  LLVMTypeRef t = LLVMTypeOf(x), d = F->m->t_f64;
+  LLVMValueRef args[2] = {t == d ? x : LLVMBuildFPExt(B, x, d, ""), NULL};
+  if (y)
+    args[1] = t == d ? y : LLVMBuildFPExt(B, y, d, "");
+  LLVMTypeRef params[2] = {d, d};
+  LLVMTypeRef fty = LLVMFunctionType(d, params, y ? 2 : 1, 0);
+  LLVMValueRef fn = ts_cg_module_extern(F->m, name, fty);
+  if (!fn) {
+    ts_diag_error(F->d, "cannot declare %s", name);
+    fz_fail(F);
+    return LLVMGetUndef(t);
+  }
+  LLVMValueRef r = LLVMBuildCall2(B, fty, fn, args, y ? 2 : 1, "");
+  return t == d ? r : LLVMBuildFPTrunc(B, r, t, "");
+}
+
 #define PW_ZERO fz_kc(F, 0)
 #define PW_ONE fz_kc(F, 1)
 #define PW_K(v) fz_kc(F, v)
@@ -1037,6 +1107,20 @@ static LLVMValueRef fz_p_shift(fz_fn *F, bool left, LLVMValueRef x, LLVMValueRef
 #define PW_SHL(x, y) fz_p_shift(F, true, x, y)
 #define PW_SHR(x, y) fz_p_shift(F, false, x, y)
 #define PW_GCD(x, y) fz_p_bad(F, "gcd", x)
+#define PW_ACOSH(x) fz_p_libm(F, "acosh", x, NULL)
+#define PW_ASINH(x) fz_p_libm(F, "asinh", x, NULL)
+#define PW_ATANH(x) fz_p_libm(F, "atanh", x, NULL)
+#define PW_ERFC(x) fz_p_libm(F, "erfc", x, NULL)
+#define PW_LGAMMA(x) fz_p_libm(F, "lgamma", x, NULL)
+#define PW_COPYSIGN(x, y) fz_p_copysign(F, x, y)
+#define PW_FMAX(x, y) fz_p_fmax(F, x, y, true)
+#define PW_FMIN(x, y) fz_p_fmax(F, x, y, false)
+#define PW_NEXTAFTER(x, y) fz_p_libm(F, "nextafter", x, y)
+#define PW_SIGNBIT(x) fz_p_signbit(F, x)
+#define PW_BIG fz_p_big(F)
+#define PW_INF fz_p_inf(F)
+#define PW_SP(fn, x) fz_p_rt(F, "ts_rt_sp_" #fn, x, NULL)
+#define PW_SP2(fn, x, y) fz_p_rt(F, "ts_rt_sp_" #fn, x, y)
 
 /* The row's formula over the operands a, b, w (already in the domain). */
 static LLVMValueRef fz_emit_formula(fz_fn *F, const fz_plan *p, LLVMValueRef a, LLVMValueRef b, LLVMValueRef w) {

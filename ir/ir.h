@@ -685,6 +685,7 @@ typedef enum ts_pw_layout {
   TS_PWL_GELU,
   TS_PWL_ROUND,
   TS_PWL_TYPE_AS,
+  TS_PWL_INT_SELF,
 } ts_pw_layout;
 
 /* A row's rule: its dtypes and forms (ops.def says what each means). */
@@ -704,7 +705,12 @@ enum {
   TS_PWR_AUTOGEN_OUT = 1 << 12,
   TS_PWR_AUTOGEN_SCALAR_OTHER = 1 << 13,
   TS_PWR_AUTOGEN_SCALAR_SELF = 1 << 14,
+  TS_PWR_DOUBLE = 1 << 15,
+  TS_PWR_SAMEOUT = 1 << 16,
 };
+
+/* The largest p of mvlgamma (a sum of p terms per element). */
+#define TS_PW_MVLGAMMA_MAX_P 1000000
 
 typedef struct ts_pw_def {
   ts_pw_op op;

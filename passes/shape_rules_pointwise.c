@@ -26,6 +26,7 @@ typedef enum sr_pw_dt {
   SR_PW_FLOAT, /* result_type, integral -> float32 */
   SR_PW_BOOL,  /* bool */
   SR_PW_SELF,  /* self's dtype */
+  SR_PW_DOUBLE, /* float64 (float_power) */
 } sr_pw_dt;
 
 enum { SR_PW_MAX_OPERANDS = 8 };
@@ -162,6 +163,7 @@ static void sr_pointwise(ts_sr_call *c, sr_pw_dt how) {
     break;
   }
   case SR_PW_BOOL: out.dtype = TS_DT_BOOL; break;
+  case SR_PW_DOUBLE: out.dtype = TS_DT_FLOAT64; break;
   case SR_PW_SELF: out.dtype = self_dt; break;
   }
   ts_sr_meta_from(&out, metas, nmeta);
@@ -173,6 +175,7 @@ static void sr_pointwise(ts_sr_call *c, sr_pw_dt how) {
 static void sr_same(ts_sr_call *c) { sr_pointwise(c, SR_PW_SAME); }
 static void sr_float(ts_sr_call *c) { sr_pointwise(c, SR_PW_FLOAT); }
 static void sr_bool(ts_sr_call *c) { sr_pointwise(c, SR_PW_BOOL); }
+static void sr_double(ts_sr_call *c) { sr_pointwise(c, SR_PW_DOUBLE); }
 static void sr_self(ts_sr_call *c) { sr_pointwise(c, SR_PW_SELF); }
 
 /* square is pow(x, 2): a bool tensor gives int64 */
@@ -262,6 +265,8 @@ static ts_sr_fn sr_row_rule(const ts_pw_def *d, const ts_schema *s, bool inplace
     return sr_self;
   if (d->rule & TS_PWR_BOOLOUT)
     return sr_bool;
+  if (d->rule & TS_PWR_DOUBLE)
+    return sr_double;
   if (d->rule & TS_PWR_PROMOTE)
     return sr_float;
   if (d->rule & TS_PWR_BOOL_INT64)

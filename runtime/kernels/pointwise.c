@@ -13,6 +13,7 @@
  * computed in int64 and truncated on store, which is the same as computing
  * in the narrow type with wraparound. */
 #include <pthread.h>
+#include <float.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 #include "args.h"
 #include "iter.h"
+#include "special.h"
 #include "tensor_ops.h"
 
 #ifndef M_SQRT1_2
@@ -238,6 +240,24 @@ PW_FHELP_DEF(d, double)
 PW_FFORM_DEF(f, float)
 PW_FFORM_DEF(d, double)
 
+/* The largest finite value of the compute dtype (nan_to_num's default for
+ * +inf; float16 and bfloat16 compute in float). */
+static inline float pw_big_f(ts_dtype cdt) {
+  return cdt == TS_DT_FLOAT16 ? 65504.0f : cdt == TS_DT_BFLOAT16 ? 3.38953139e38f : FLT_MAX;
+}
+static inline double pw_big_d(ts_dtype cdt) { return (void)cdt, DBL_MAX; }
+
+/* nextafter in the compute dtype: bfloat16 steps by its own ulp (its
+ * values are exact in float). */
+static inline float pw_nextafter_f(float x, float y, ts_dtype cdt) {
+  if (cdt != TS_DT_BFLOAT16 || x != x || y != y || x == y) return cdt == TS_DT_BFLOAT16 && x == y ? y : nextafterf(x, y);
+  if (x == 0) return ts_rt_bf16_to_float((uint16_t)(y < 0 ? 0x8001 : 0x0001));
+  uint16_t bits = ts_rt_float_to_bf16(x);
+  bits = (uint16_t)(((x < y) == (x > 0)) ? bits + 1 : bits - 1);
+  return ts_rt_bf16_to_float(bits);
+}
+static inline double pw_nextafter_d(double x, double y, ts_dtype cdt) { return (void)cdt, nextafter(x, y); }
+
 /* The formula language of ops.def in the floating domains: PW_T is float or
  * double, PW_SUF f or d, and <tgmath.h> picks the float or double libm
  * function. The integer-only primitives give NaN (their rows refuse
@@ -311,6 +331,20 @@ PW_FFORM_DEF(d, double)
 #define PW_SHL(x, y) ((PW_T)NAN)
 #define PW_SHR(x, y) ((PW_T)NAN)
 #define PW_GCD(x, y) ((PW_T)NAN)
+#define PW_ACOSH(x) acosh(x)
+#define PW_ASINH(x) asinh(x)
+#define PW_ATANH(x) atanh(x)
+#define PW_ERFC(x) erfc(x)
+#define PW_LGAMMA(x) lgamma(x)
+#define PW_COPYSIGN(x, y) copysign(x, y)
+#define PW_FMAX(x, y) fmax(x, y)
+#define PW_FMIN(x, y) fmin(x, y)
+#define PW_NEXTAFTER(x, y) PW_CAT(pw_nextafter_, PW_SUF)(x, y, L->cdt)
+#define PW_SIGNBIT(x) (signbit(x) != 0)
+#define PW_BIG PW_CAT(pw_big_, PW_SUF)(L->cdt)
+#define PW_INF ((PW_T)INFINITY)
+#define PW_SP(fn, x) ((PW_T)ts_rt_sp_##fn((double)(x)))
+#define PW_SP2(fn, x, y) ((PW_T)ts_rt_sp_##fn((double)(x), (double)(y)))
 
 /* One case per row: y[0..n) = formula over the operands a, b, w (a
  * domain's formula may leave an operand unread). */
@@ -505,6 +539,20 @@ static inline int64_t pw_zerodiv(pw_loop *L) {
 #undef PW_SHL
 #undef PW_SHR
 #undef PW_GCD
+#undef PW_ACOSH
+#undef PW_ASINH
+#undef PW_ATANH
+#undef PW_ERFC
+#undef PW_LGAMMA
+#undef PW_COPYSIGN
+#undef PW_FMAX
+#undef PW_FMIN
+#undef PW_NEXTAFTER
+#undef PW_SIGNBIT
+#undef PW_BIG
+#undef PW_INF
+#undef PW_SP
+#undef PW_SP2
 #define PW_ZERO ((int64_t)0)
 #define PW_ONE ((int64_t)1)
 #define PW_K(v) ((int64_t)(v))
@@ -561,6 +609,20 @@ static inline int64_t pw_zerodiv(pw_loop *L) {
 #define PW_SHL(x, y) pw_shl(x, y)
 #define PW_SHR(x, y) pw_shr(x, y)
 #define PW_GCD(x, y) pw_gcd(x, y, L->cdt)
+#define PW_ACOSH(x) PW_ZERO
+#define PW_ASINH(x) PW_ZERO
+#define PW_ATANH(x) PW_ZERO
+#define PW_ERFC(x) PW_ZERO
+#define PW_LGAMMA(x) PW_ZERO
+#define PW_COPYSIGN(x, y) PW_ZERO
+#define PW_FMAX(x, y) pw_imax(x, y)
+#define PW_FMIN(x, y) pw_imin(x, y)
+#define PW_NEXTAFTER(x, y) PW_ZERO
+#define PW_SIGNBIT(x) ((x) < 0)
+#define PW_BIG INT64_MAX
+#define PW_INF INT64_MAX
+#define PW_SP(fn, x) PW_ZERO
+#define PW_SP2(fn, x, y) PW_ZERO
 
 /* y[0..n) = op(...) in int64 (integral and bool dtypes). */
 static void pw_apply_i(pw_loop *L, int64_t *const *x, int64_t *y, int64_t n) {
@@ -749,7 +811,25 @@ static ts_rt_tensor *pw_run(ts_rt_ctx *c, ts_pw_op op, const pw_par *par, const 
   ts_dtype kdt = cdt;
   unsigned f = pw_rule(op);
   if ((f & TS_PWR_PROMOTE) && !ts_dtype_is_float(cdt)) cdt = TS_DT_FLOAT32;
+  if (f & TS_PWR_DOUBLE) {
+    cdt = TS_DT_FLOAT64;
+    if ((mode == PW_INPLACE || mode == PW_OUT) && out && out->dtype != TS_DT_FLOAT64)
+      return ts_rt_fail(c, "the %s given to %s%s has dtype %s but the operation's result requires dtype Double",
+                        mode == PW_INPLACE ? "base" : "output", ts_pw_get(op)->name, mode == PW_INPLACE ? "_" : "",
+                        ts_rt_dtype_name((ts_dtype)out->dtype)), NULL;
+  }
   ts_dtype odt = (f & TS_PWR_BOOLOUT) ? TS_DT_BOOL : cdt;
+  /* unary ops that do not promote want out= in the result's dtype */
+  if ((f & TS_PWR_SAMEOUT) && mode == PW_OUT && out && out->dtype != odt) {
+    if (op == TS_PW_nan_to_num)
+      return ts_rt_fail(c, "nan_to_num: dtype of out: %s should be same as input: %s",
+                        ts_rt_dtype_name((ts_dtype)out->dtype), ts_rt_dtype_name(odt)), NULL;
+    return ts_rt_fail(c, "Found dtype %s but expected %s", ts_rt_dtype_name((ts_dtype)out->dtype),
+                      ts_rt_dtype_name(odt)), NULL;
+  }
+  if (mode == PW_OUT && out && out->dtype != TS_DT_BOOL &&
+      (op == TS_PW_signbit || op == TS_PW_isneginf || op == TS_PW_isposinf))
+    return ts_rt_fail(c, "%s does not support non-boolean outputs.", ts_pw_get(op)->name), NULL;
   const ts_rt_tensor *in[TS_RT_ITER_MAX_OPS];
   for (int k = 0; k < nin; k++) in[k] = args[k].t;
   ts_rt_tensor *o = out;
@@ -819,6 +899,13 @@ static ts_rt_tensor *pw_unary(ts_rt_ctx *c, ts_pw_op op, const pw_par *par, cons
   if (op == TS_PW_round_decimals && !ts_dtype_is_float(dt)) /* decimals=0 goes to round's kernel */
     return ts_rt_fail(c, "\"%s\" not implemented for '%s'", par->i[2] ? "round_cpu" : "round_vml_cpu",
                       ts_rt_dtype_name(dt)), NULL;
+  if (op == TS_PW_mvlgamma) {
+    if (dt == TS_DT_BOOL) return ts_rt_fail(c, "The input tensor may not be a boolean tensor."), NULL;
+    if (par->i[0] < 1) return ts_rt_fail(c, "p has to be greater than or equal to 1"), NULL;
+    /* PyTorch makes p arguments per element; a sum of this many terms
+     * per element is a hostile p */
+    if (par->i[0] > TS_PW_MVLGAMMA_MAX_P) return ts_rt_fail(c, "mvlgamma: p = %lld is too large", (long long)par->i[0]), NULL;
+  }
   if ((f & TS_PWR_BOOL_INT64) && dt == TS_DT_BOOL) cdt = TS_DT_INT64;
   if (f & TS_PWR_SELF) {
     /* computed in self's dtype, the limits cast to it */
@@ -863,8 +950,10 @@ static bool pw_k_unary(ts_rt_ctx *c, ts_rt_call *call, ts_pw_op op, pw_mode mode
     par.i[2] = dec;
   } else {
     if (np > 3) np = 3;
-    for (uint32_t k = 0; k < np; k++)
-      if (!ts_rt_arg_double(c, call, 1 + k, &p[k])) return false;
+    for (uint32_t k = 0; k < np; k++) {
+      if (call->in[1 + k].tag == TS_IV_NONE) p[k] = NAN; /* an optional parameter not given (logit's eps) */
+      else if (!ts_rt_arg_double(c, call, 1 + k, &p[k])) return false;
+    }
     par = pw_par3(p[0], p[1], p[2]);
   }
   return pw_fin(c, call, mode, pw_unary(c, op, &par, a, out, mode));
@@ -905,6 +994,8 @@ static ts_rt_tensor *pw_binary(ts_rt_ctx *c, ts_pw_op op, pw_arg a, pw_arg b, ts
       if (alpha.tag == TS_IV_INT) par.i[0] = alpha.u.i;
     }
   }
+  if (op == TS_PW_heaviside && a.t->dtype != b.t->dtype)
+    return ts_rt_fail(c, "heaviside is not yet implemented for tensors with different dtypes."), NULL;
   if (op == TS_PW_pow && b.wrapped && b.num.tag == TS_IV_INT && b.num.u.i < 0 && !ts_dtype_is_float(cdt))
     return ts_rt_fail(c, "Integers to negative integer powers are not allowed."), NULL;
   return pw_run(c, op, &par, args, 2, cdt, out, mode);
@@ -934,6 +1025,14 @@ static bool pw_k_binary(ts_rt_ctx *c, ts_rt_call *call, ts_pw_op op, pw_mode mod
                         m.u.s->data);
     }
   }
+  /* polygamma(n, self); its in-place kind takes (self, n) */
+  if (ok && layout == TS_PWL_INT_SELF && mode == PW_INPLACE) {
+    pw_arg t = a;
+    a = b;
+    b = t;
+  }
+  if (ok && layout == TS_PWL_INT_SELF && a.wrapped && a.num.tag == TS_IV_INT && a.num.u.i < 0)
+    ok = ts_rt_fail(c, "polygamma(n, x) does not support negative n.");
   ts_rt_tensor *r = ok ? pw_binary(c, op, a, b, alpha, out, mode) : NULL;
   pw_tmp_free(&tm);
   return pw_fin(c, call, mode, r);
@@ -1265,7 +1364,7 @@ bool ts_rt_pointwise_buffer(ts_rt_ctx *c, ts_pw_op op, ts_dtype dt, void *x, int
 static bool pw_k(ts_rt_ctx *c, ts_rt_call *call, ts_pw_op op, pw_mode mode) {
   switch ((ts_pw_layout)ts_pw_get(op)->layout) {
   case TS_PWL_UNARY: case TS_PWL_GELU: case TS_PWL_ROUND: return pw_k_unary(c, call, op, mode);
-  case TS_PWL_BINARY: case TS_PWL_ALPHA: case TS_PWL_DIV: return pw_k_binary(c, call, op, mode);
+  case TS_PWL_BINARY: case TS_PWL_ALPHA: case TS_PWL_DIV: case TS_PWL_INT_SELF: return pw_k_binary(c, call, op, mode);
   case TS_PWL_CLAMP: return pw_k_clamp(c, call, op, mode);
   case TS_PWL_WHERE: return pw_k_where(c, call, mode);
   case TS_PWL_MASKED_FILL: return pw_k_masked_fill(c, call, mode);

@@ -289,7 +289,7 @@ static bool sc_ne_b(ts_rt_ctx *c, ts_rt_call *call) { return sc_bool_binary(c, c
 typedef enum sc_uop {
   SC_U_NEG, SC_U_ABS, SC_U_FABS, SC_U_SQRT, SC_U_EXP, SC_U_EXPM1, SC_U_LOG, SC_U_LOG10, SC_U_LOG1P, SC_U_SIN, SC_U_COS,
   SC_U_TAN, SC_U_ASIN, SC_U_ACOS, SC_U_ATAN, SC_U_SINH, SC_U_COSH, SC_U_TANH, SC_U_ERF, SC_U_ROUND, SC_U_FLOOR,
-  SC_U_CEIL, SC_U_ISNAN, SC_U_ISINF, SC_U_ISFINITE,
+  SC_U_CEIL, SC_U_ISNAN, SC_U_ISINF, SC_U_ISFINITE, SC_U_ACOSH, SC_U_ASINH, SC_U_ATANH, SC_U_ERFC, SC_U_LGAMMA,
 } sc_uop;
 
 static double sc_umath(sc_uop op, double a) {
@@ -312,6 +312,11 @@ static double sc_umath(sc_uop op, double a) {
   case SC_U_COSH: return cosh(a);
   case SC_U_TANH: return tanh(a);
   case SC_U_ERF: return erf(a);
+  case SC_U_ACOSH: return acosh(a);
+  case SC_U_ASINH: return asinh(a);
+  case SC_U_ATANH: return atanh(a);
+  case SC_U_ERFC: return erfc(a);
+  case SC_U_LGAMMA: return lgamma(a);
   case SC_U_ROUND: return nearbyint(a); /* half to even, as c10's round_to_even */
   case SC_U_FLOOR: return floor(a);
   case SC_U_CEIL: return ceil(a);
@@ -382,6 +387,11 @@ SC_UN3(sinh, SC_U_SINH)
 SC_UN3(cosh, SC_U_COSH)
 SC_UN3(tanh, SC_U_TANH)
 SC_UN3(erf, SC_U_ERF)
+SC_UN3(acosh, SC_U_ACOSH)
+SC_UN3(asinh, SC_U_ASINH)
+SC_UN3(atanh, SC_U_ATANH)
+SC_UN3(erfc, SC_U_ERFC)
+SC_UN3(lgamma, SC_U_LGAMMA)
 SC_UN3(round, SC_U_ROUND)
 SC_UN3(floor, SC_U_FLOOR)
 SC_UN3(ceil, SC_U_CEIL)
@@ -687,6 +697,11 @@ const ts_rt_kernel_def ts_rt_kernels_scalar[] = {
     {"aten::cosh.int", sc_cosh_i}, {"aten::cosh.float", sc_cosh_f}, {"aten::cosh.Scalar", sc_cosh_s},
     {"aten::tanh.int", sc_tanh_i}, {"aten::tanh.float", sc_tanh_f}, {"aten::tanh.Scalar", sc_tanh_s},
     {"aten::erf.int", sc_erf_i}, {"aten::erf.float", sc_erf_f}, {"aten::erf.Scalar", sc_erf_s},
+    {"aten::acosh.int", sc_acosh_i}, {"aten::acosh.float", sc_acosh_f}, {"aten::acosh.Scalar", sc_acosh_s},
+    {"aten::asinh.int", sc_asinh_i}, {"aten::asinh.float", sc_asinh_f}, {"aten::asinh.Scalar", sc_asinh_s},
+    {"aten::atanh.int", sc_atanh_i}, {"aten::atanh.float", sc_atanh_f}, {"aten::atanh.Scalar", sc_atanh_s},
+    {"aten::erfc.int", sc_erfc_i}, {"aten::erfc.float", sc_erfc_f}, {"aten::erfc.Scalar", sc_erfc_s},
+    {"aten::lgamma.int", sc_lgamma_i}, {"aten::lgamma.float", sc_lgamma_f}, {"aten::lgamma.Scalar", sc_lgamma_s},
     {"aten::round.int", sc_round_i}, {"aten::round.float", sc_round_f}, {"aten::round.Scalar", sc_round_s},
     {"aten::floor.int", sc_floor_i}, {"aten::floor.float", sc_floor_f}, {"aten::floor.Scalar", sc_floor_s},
     {"aten::ceil.int", sc_ceil_i}, {"aten::ceil.float", sc_ceil_f}, {"aten::ceil.Scalar", sc_ceil_s},
