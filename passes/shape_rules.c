@@ -5,8 +5,9 @@
  * factories, joins and splits, indexing), shape_rules_nn.c (reductions,
  * matrix products, convolution, pooling, normalisation, recurrent cells)
  * and shape_rules_tensor.c (writes through indices, gathers, scans,
- * layouts: index_put, take, meshgrid, tril, repeat_interleave, ...) and
- * shape_rules_vision.c (torchvision's nms, roi_align, roi_pool).
+ * layouts: index_put, take, meshgrid, tril, repeat_interleave, ...),
+ * shape_rules_vision.c (torchvision's nms, roi_align, roi_pool) and
+ * shape_rules_linalg.c (LAPACK's factorisations and solves).
  * Each file exports one table whose entries name exactly one schema of
  * ir/ops.def, as the kernel tables do; ts_sr_init binds them once and
  * refuses unknown names and schemas with two rules. In-place and out=
@@ -27,7 +28,7 @@
 /* ------------------------------------------------------------ registry */
 
 static const ts_sr_def *ts_sr_tables[] = {NULL /* pointwise */, ts_sr_rules_shape, ts_sr_rules_nn, ts_sr_rules_tensor,
-                                          ts_sr_rules_vision};
+                                          ts_sr_rules_vision, ts_sr_rules_linalg};
 static const ts_sr_def ts_sr_none[] = {{NULL, NULL}};
 
 static pthread_once_t ts_sr_once = PTHREAD_ONCE_INIT;
