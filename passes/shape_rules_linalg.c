@@ -184,14 +184,125 @@ static void sr_solve(ts_sr_call *c) {
   }
 }
 
+/* outputs as input i (square or not per `square`), contiguous; with info,
+ * output 1 the batch in int32 (linalg_cholesky_ex) */
+static void sl_as_input(ts_sr_call *c, uint32_t i, bool square, bool info) {
+  ts_sr_shape a;
+  if (square ? !sl_square(c, i, &a) : !sl_in(c, i, &a, 2)) return;
+  ts_sr_contiguous(&a);
+  ts_sr_set(c, 0, &a);
+  if (info) sl_set(c, 1, &a, a.rank - 2, TS_DT_INT32, 0, 0, 0);
+}
+
+/* linalg_cholesky, cholesky, cholesky_inverse: as A */
+static void sr_as_square(ts_sr_call *c) { sl_as_input(c, 0, true, false); }
+/* linalg_cholesky_ex: L as A, info (*) */
+static void sr_cholesky_ex(ts_sr_call *c) { sl_as_input(c, 0, true, true); }
+/* linalg_householder_product, orgqr: as the reflectors */
+static void sr_as_input0(ts_sr_call *c) { sl_as_input(c, 0, false, false); }
+
+/* ormqr(self, tau, other, ...): as other */
+static void sr_ormqr(ts_sr_call *c) {
+  ts_sr_shape a, o;
+  if (!sl_in(c, 0, &a, 2) || !sl_in(c, 2, &o, 2) || a.dtype != o.dtype) return;
+  ts_sr_contiguous(&o);
+  ts_sr_set(c, 0, &o);
+}
+
+/* cholesky_solve(B, L, upper), linalg_solve_triangular(A, B, ...),
+ * triangular_solve(B, A, ...): B's matrix dims after the batches broadcast,
+ * in A's dtype; triangular_solve's copy of A broadcast too */
+static void sr_tri_solve(ts_sr_call *c) {
+  bool a_first = c->node->kind == TS_K_aten_linalg_solve_triangular;
+  ts_sr_shape a, b, o;
+  if (!sl_square(c, a_first ? 0 : 1, &a) || !sl_in(c, a_first ? 1 : 0, &b, 2)) return;
+  if (!a_first && a.dtype != b.dtype) return;
+  if (!sl_bcast(&b, b.rank - 2, &a, a.rank - 2, &o)) return;
+  o.device = b.device;
+  o.requires_grad = b.requires_grad;
+  sl_set(c, 0, &o, o.rank, a.dtype, 2, b.sizes[b.rank - 2], b.sizes[b.rank - 1]);
+  if (c->node->kind == TS_K_aten_triangular_solve)
+    sl_set(c, 1, &o, o.rank, a.dtype, 2, a.sizes[a.rank - 2], a.sizes[a.rank - 1]);
+}
+
+/* linalg_eigh, linalg_eigvalsh, _linalg_eigh, symeig: eigenvalues (*, n),
+ * eigenvectors (*, n, n) when computed */
+static void sr_eigh(ts_sr_call *c) {
+  ts_sr_shape a;
+  if (!sl_square(c, 0, &a)) return;
+  int32_t nb = a.rank - 2;
+  int64_t n = a.sizes[nb] >= 0 ? a.sizes[nb] : a.sizes[nb + 1];
+  sl_set(c, 0, &a, nb, a.dtype, 1, n, 0);
+  bool v = c->node->kind == TS_K_aten_linalg_eigh;
+  if (c->node->kind == TS_K_aten__linalg_eigh || c->node->kind == TS_K_aten_symeig)
+    if (!ts_sr_bool(c, c->node->kind == TS_K_aten_symeig ? 1 : 2, &v)) return;
+  if (v) sl_set(c, 1, &a, nb, a.dtype, 2, n, n);
+}
+
+/* linalg_svd(A, full), _linalg_svd(A, full, uv), linalg_svdvals(A),
+ * svd(A, some, uv): U, S, Vh (svd: V) */
+static void sr_svd(ts_sr_call *c) {
+  ts_sr_shape a;
+  if (!sl_in(c, 0, &a, 2)) return;
+  int32_t nb = a.rank - 2;
+  int64_t m = a.sizes[nb], n = a.sizes[nb + 1], k = sl_min(m, n);
+  ts_kind kind = c->node->kind;
+  if (kind == TS_K_aten_linalg_svdvals) {
+    sl_set(c, 0, &a, nb, a.dtype, 1, k, 0);
+    return;
+  }
+  bool full, uv = true;
+  if (!ts_sr_bool(c, 1, &full)) return;
+  if ((kind == TS_K_aten__linalg_svd || kind == TS_K_aten_svd) && !ts_sr_bool(c, 2, &uv)) return;
+  if (kind == TS_K_aten_svd) full = !full || !uv; /* some; zeros (m, m), (n, n) without uv */
+  sl_set(c, 1, &a, nb, a.dtype, 1, k, 0);
+  if (!uv && kind == TS_K_aten__linalg_svd) return;
+  sl_set(c, 0, &a, nb, a.dtype, 2, m, full ? m : k);
+  if (kind == TS_K_aten_svd)
+    sl_set(c, 2, &a, nb, a.dtype, 2, n, full ? n : k);
+  else
+    sl_set(c, 2, &a, nb, a.dtype, 2, full ? n : k, n);
+}
+
+/* qr(A, some): Q (*, m, some ? k : m), R (*, some ? k : m, n) */
+static void sr_qr(ts_sr_call *c) {
+  ts_sr_shape a;
+  bool some;
+  if (!sl_in(c, 0, &a, 2) || !ts_sr_bool(c, 1, &some)) return;
+  int32_t nb = a.rank - 2;
+  int64_t m = a.sizes[nb], n = a.sizes[nb + 1], k = some ? sl_min(m, n) : m;
+  sl_set(c, 0, &a, nb, a.dtype, 2, m, k);
+  sl_set(c, 1, &a, nb, a.dtype, 2, k, n);
+}
+
+/* geqrf(A): a as A, tau (*, k) */
+static void sr_geqrf(ts_sr_call *c) {
+  ts_sr_shape a;
+  if (!sl_in(c, 0, &a, 2)) return;
+  int32_t nb = a.rank - 2;
+  sl_set(c, 0, &a, nb, a.dtype, 2, a.sizes[nb], a.sizes[nb + 1]);
+  sl_set(c, 1, &a, nb, a.dtype, 1, sl_min(a.sizes[nb], a.sizes[nb + 1]), 0);
+}
+
 const ts_sr_def ts_sr_rules_linalg[] = {
     {"aten::_linalg_det", sr__det},
+    {"aten::_linalg_eigh", sr_eigh},
     {"aten::_linalg_slogdet", sr__det},
     {"aten::_linalg_solve_ex", sr_solve},
+    {"aten::_linalg_svd", sr_svd},
     {"aten::_lu_with_info", sr_lu_factor},
+    {"aten::cholesky", sr_as_square},
+    {"aten::cholesky_inverse", sr_as_square},
+    {"aten::cholesky_solve", sr_tri_solve},
     {"aten::det", sr_det},
+    {"aten::geqrf", sr_geqrf},
     {"aten::inverse", sr_inv},
+    {"aten::linalg_cholesky", sr_as_square},
+    {"aten::linalg_cholesky_ex", sr_cholesky_ex},
     {"aten::linalg_det", sr_det},
+    {"aten::linalg_eigh", sr_eigh},
+    {"aten::linalg_eigvalsh", sr_eigh},
+    {"aten::linalg_householder_product", sr_as_input0},
     {"aten::linalg_inv", sr_inv},
     {"aten::linalg_inv_ex", sr_inv},
     {"aten::linalg_lu", sr_linalg_lu},
@@ -201,9 +312,18 @@ const ts_sr_def ts_sr_rules_linalg[] = {
     {"aten::linalg_slogdet", sr_slogdet},
     {"aten::linalg_solve", sr_solve},
     {"aten::linalg_solve_ex", sr_solve},
+    {"aten::linalg_solve_triangular", sr_tri_solve},
+    {"aten::linalg_svd", sr_svd},
+    {"aten::linalg_svdvals", sr_svd},
     {"aten::logdet", sr_det},
     {"aten::lu_solve", sr_lu_solve},
     {"aten::lu_unpack", sr_lu_unpack},
+    {"aten::orgqr", sr_as_input0},
+    {"aten::ormqr", sr_ormqr},
+    {"aten::qr", sr_qr},
     {"aten::slogdet", sr_slogdet},
+    {"aten::svd", sr_svd},
+    {"aten::symeig", sr_eigh},
+    {"aten::triangular_solve", sr_tri_solve},
     {NULL, NULL},
 };

@@ -1,16 +1,18 @@
 /* runtime/kernels/linalg.c: linear algebra through LAPACK (lapack.h), as
  * PyTorch 1.13 computes it on the CPU: the same routine per op (LU by getrf
- * for det, slogdet, inv and solve, Cholesky by potrf, triangular solves by
- * trsm, ...) on the same library (Debian's PyTorch calls OpenBLAS's LAPACK
- * too), so that pivots, signs and orderings come out as PyTorch's.
+ * and getrs for det, slogdet, inv and solve; Cholesky by potrf, potrs,
+ * potri; triangular solves by trsm; eigh by syevd; SVD by gesdd; QR by
+ * geqrf, orgqr, ormqr) on the same library (Debian's PyTorch calls
+ * OpenBLAS's LAPACK too), so that pivots, signs and orderings come out as
+ * PyTorch's.
  *
  * float32 runs the s routines, float64 the d ones; other dtypes fail with
  * PyTorch's message. A batch of matrices (*, m, n) is gathered one matrix
  * at a time into a column-major scratch buffer (ts_rt_malloc), factored or
- * solved there and scattered into contiguous outputs. Where PyTorch factors
- * A^T instead of A (det, slogdet and solve of a contiguous A: its row-major
- * bytes are A^T's column-major ones, no copy) so does this file, as the
- * pivots follow. Sizes are bounded to LAPACK's 32-bit integers. */
+ * solved there and scattered into contiguous outputs. Where ATen factors
+ * A^T instead of A (det, slogdet and solve of a contiguous A) so does this
+ * file, as the pivots and the LU output follow. Workspaces are sized by
+ * LAPACK's own query; sizes are bounded to its 32-bit integers. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -871,28 +873,946 @@ static bool la_k_inv(ts_rt_ctx *c, ts_rt_call *call) {
   return la_put(call, o, 1);
 }
 
+/* ------------------------------------------------------- Cholesky */
+
+/* Zeroes the triangle above (upper false) or below the diagonal of a
+ * column-major n x n buf. */
+static void la_keep_tri(void *buf, bool d, int64_t n, int64_t ld, bool upper) {
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < n; i++)
+      if (upper ? i > j : i < j) la_set(buf, d, i + j * ld, 0);
+}
+
+/* potrf of each matrix of A: L (or U), info (*) */
+static bool la_chol(ts_rt_ctx *c, const ts_rt_tensor *A, bool upper, ts_rt_tensor **o) {
+  bool d = A->dtype == TS_DT_FLOAT64;
+  int64_t n = A->sizes[A->ndim - 1], ld = la_max1(n);
+  la_batch b;
+  la_batch_of(&b, A, 2);
+  o[0] = la_new(c, (ts_dtype)A->dtype, &b, 2, n, n, false);
+  o[1] = o[0] ? la_new(c, TS_DT_INT32, &b, 0, 0, 0, true) : NULL;
+  void *buf = o[1] ? la_scratch(c, ld * n, d ? 8 : 4) : NULL;
+  if (!buf) {
+    la_release(o, 2);
+    return false;
+  }
+  int32_t *info = ts_rt_tensor_data(o[1]);
+  char uplo = upper ? 'U' : 'L';
+  for (int64_t i = 0; i < b.n; i++) {
+    la_load(A, la_off(A, 2, &b, i), buf, ld, false);
+    ts_la_int in = (ts_la_int)n, ild = (ts_la_int)ld, inf = 0;
+    if (n > 0) {
+      if (d)
+        dpotrf_(&uplo, &in, buf, &ild, &inf, 1);
+      else
+        spotrf_(&uplo, &in, buf, &ild, &inf, 1);
+    }
+    info[i] = inf;
+    la_keep_tri(buf, d, n, ld, upper);
+    la_store(o[0], i, buf, ld, false);
+  }
+  ts_rt_free(buf);
+  return true;
+}
+
+/* linalg_cholesky_ex(self, *, upper, check_errors) -> (L, info) */
+static bool la_k_cholesky_ex(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[2];
+  bool upper, check;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_bool(c, call, 1, &upper) || !ts_rt_arg_bool(c, call, 2, &check))
+    return false;
+  if (!la_check_square(c, A, "linalg.cholesky", "A") || !la_check_float(c, A, "linalg.cholesky", "cholesky_cpu") ||
+      !la_chol(c, A, upper, o))
+    return false;
+  if (check && !la_check_info(c, ts_rt_tensor_data(o[1]), ts_rt_tensor_numel(o[1]), "linalg.cholesky_ex",
+                              A->ndim == 2, LA_ERR_CHOL)) {
+    la_release(o, 2);
+    return false;
+  }
+  return la_put(call, o, 2);
+}
+
+/* linalg_cholesky(self, *, upper) */
+static bool la_k_linalg_cholesky(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[2];
+  bool upper;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_bool(c, call, 1, &upper)) return false;
+  if (!la_check_square(c, A, "linalg.cholesky", "A") || !la_check_float(c, A, "linalg.cholesky", "cholesky_cpu") ||
+      !la_chol(c, A, upper, o))
+    return false;
+  bool ok = la_check_info(c, ts_rt_tensor_data(o[1]), ts_rt_tensor_numel(o[1]), "linalg.cholesky", A->ndim == 2,
+                          LA_ERR_CHOL);
+  ts_rt_tensor_release(o[1]);
+  if (!ok) {
+    ts_rt_tensor_release(o[0]);
+    return false;
+  }
+  return la_put(call, o, 1);
+}
+
+/* cholesky(self, upper): the lower factor, or its transpose for upper */
+static bool la_k_cholesky(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[2];
+  bool upper;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_bool(c, call, 1, &upper)) return false;
+  if (!la_check_square(c, A, "cholesky", "A") || !la_check_dispatch(c, A, "cholesky_cpu") || !la_chol(c, A, false, o))
+    return false;
+  bool ok = la_check_info(c, ts_rt_tensor_data(o[1]), ts_rt_tensor_numel(o[1]), "cholesky", A->ndim == 2, LA_ERR_CHOL);
+  ts_rt_tensor_release(o[1]);
+  if (ok && upper) {
+    /* L^T, contiguous */
+    int64_t n = A->sizes[A->ndim - 1];
+    la_batch b;
+    la_batch_of(&b, A, 2);
+    ts_rt_tensor *u = la_new(c, (ts_dtype)A->dtype, &b, 2, n, n, false);
+    if (u)
+      for (int64_t i = 0; i < b.n; i++)
+        la_store(u, i, (const char *)ts_rt_tensor_data(o[0]) + (size_t)(i * n * n) * ts_dtype_size((ts_dtype)A->dtype),
+                 n, false);
+    ts_rt_tensor_release(o[0]);
+    o[0] = u;
+    ok = u != NULL;
+  } else if (!ok) {
+    ts_rt_tensor_release(o[0]);
+  }
+  return ok && la_put(call, o, 1);
+}
+
+/* The batch dims of B and A broadcast, and b/A shape checks of ATen's
+ * linearSolveCheckInputs (cholesky_solve, triangular_solve). */
+static bool la_linear_solve_checks(ts_rt_ctx *c, const ts_rt_tensor *B, const ts_rt_tensor *A, const char *name) {
+  if (B->dtype != A->dtype)
+    return ts_rt_fail(c, "Expected b and A to have the same dtype, but found b of type %s and A of type %s instead.",
+                      ts_rt_dtype_name((ts_dtype)B->dtype), ts_rt_dtype_name((ts_dtype)A->dtype));
+  int64_t am = A->sizes[A->ndim - 2], an = A->sizes[A->ndim - 1];
+  if (am != an)
+    return ts_rt_fail(c, "A must be batches of square matrices, but they are %lld by %lld matrices", (long long)am,
+                      (long long)an);
+  if (an != B->sizes[B->ndim - 2])
+    return ts_rt_fail(c, "Incompatible matrix sizes for %s: each A matrix is %lld by %lld but each b matrix is %lld by %lld",
+                      name, (long long)an, (long long)an, (long long)B->sizes[B->ndim - 2],
+                      (long long)B->sizes[B->ndim - 1]);
+  return la_dims_ok(c, an, B->sizes[B->ndim - 1]);
+}
+
+/* cholesky_solve(self, input2, upper): potrs with the factor input2 */
+static bool la_k_cholesky_solve(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *B, *L;
+  bool upper;
+  if (!ts_rt_arg_tensor(c, call, 0, &B) || !ts_rt_arg_tensor(c, call, 1, &L) || !ts_rt_arg_bool(c, call, 2, &upper))
+    return false;
+  if (B->ndim < 2)
+    return ts_rt_fail(c, "b should have at least 2 dimensions, but has %d dimensions instead", (int)B->ndim);
+  if (L->ndim < 2)
+    return ts_rt_fail(c, "u should have at least 2 dimensions, but has %d dimensions instead", (int)L->ndim);
+  if (!la_linear_solve_checks(c, B, L, "cholesky_solve") || !la_check_dispatch(c, B, "cholesky_solve_cpu"))
+    return false;
+  bool d = B->dtype == TS_DT_FLOAT64;
+  int64_t n = L->sizes[L->ndim - 1], k = B->sizes[B->ndim - 1], ld = la_max1(n);
+  la_batch b;
+  la_batch_of(&b, B, 2);
+  if (!la_batch_bcast(c, &b, L, 2)) return false;
+  ts_rt_tensor *X = la_new(c, (ts_dtype)B->dtype, &b, 2, n, k, false);
+  void *lb = X ? la_scratch(c, ld * n, d ? 8 : 4) : NULL;
+  void *xb = lb ? la_scratch(c, ld * k, d ? 8 : 4) : NULL;
+  if (!xb) {
+    ts_rt_free(lb);
+    if (X) ts_rt_tensor_release(X);
+    return false;
+  }
+  char uplo = upper ? 'U' : 'L';
+  for (int64_t i = 0; i < b.n; i++) {
+    la_load(L, la_off(L, 2, &b, i), lb, ld, false);
+    la_load(B, la_off(B, 2, &b, i), xb, ld, false);
+    ts_la_int in = (ts_la_int)n, ik = (ts_la_int)k, ild = (ts_la_int)ld, inf = 0;
+    if (n > 0 && k > 0) {
+      if (d)
+        dpotrs_(&uplo, &in, &ik, lb, &ild, xb, &ild, &inf, 1);
+      else
+        spotrs_(&uplo, &in, &ik, lb, &ild, xb, &ild, &inf, 1);
+    }
+    la_store(X, i, xb, ld, false);
+  }
+  ts_rt_free(lb);
+  ts_rt_free(xb);
+  return la_put(call, &X, 1);
+}
+
+/* cholesky_inverse(self, upper): potri, then the whole symmetric inverse */
+static bool la_k_cholesky_inverse(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *L;
+  bool upper;
+  if (!ts_rt_arg_tensor(c, call, 0, &L) || !ts_rt_arg_bool(c, call, 1, &upper)) return false;
+  if (!la_check_square(c, L, "cholesky_inverse", "A") || !la_check_dispatch(c, L, "cholesky_inverse_out_cpu"))
+    return false;
+  bool d = L->dtype == TS_DT_FLOAT64;
+  int64_t n = L->sizes[L->ndim - 1], ld = la_max1(n);
+  la_batch b;
+  la_batch_of(&b, L, 2);
+  ts_rt_tensor *X = la_new(c, (ts_dtype)L->dtype, &b, 2, n, n, false);
+  void *buf = X ? la_scratch(c, ld * n, d ? 8 : 4) : NULL;
+  int32_t *info = buf ? la_scratch(c, b.n, sizeof(int32_t)) : NULL;
+  if (!info) {
+    ts_rt_free(buf);
+    if (X) ts_rt_tensor_release(X);
+    return false;
+  }
+  char uplo = upper ? 'U' : 'L';
+  for (int64_t i = 0; i < b.n; i++) {
+    la_load(L, la_off(L, 2, &b, i), buf, ld, false);
+    ts_la_int in = (ts_la_int)n, ild = (ts_la_int)ld, inf = 0;
+    if (n > 0) {
+      if (d)
+        dpotri_(&uplo, &in, buf, &ild, &inf, 1);
+      else
+        spotri_(&uplo, &in, buf, &ild, &inf, 1);
+    }
+    info[i] = inf;
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t r = 0; r < n; r++)
+        if (upper ? r > j : r < j) la_set(buf, d, r + j * ld, la_get(buf, d, j + r * ld));
+    la_store(X, i, buf, ld, false);
+  }
+  ts_rt_free(buf);
+  bool ok = la_check_info(c, info, b.n, "cholesky_inverse", L->ndim == 2, LA_ERR_INV);
+  ts_rt_free(info);
+  if (!ok) {
+    ts_rt_tensor_release(X);
+    return false;
+  }
+  return la_put(call, &X, 1);
+}
+
+/* ------------------------------------------------- triangular solves */
+
+/* X = op(A)^-1 B (left) or B op(A)^-1 by trsm, batches broadcast; A, B of
+ * dtype dt (converted copies when they are not). */
+static ts_rt_tensor *la_trsm(ts_rt_ctx *c, const ts_rt_tensor *A, const ts_rt_tensor *B, bool upper, bool left,
+                             bool trans, bool unit, la_batch *b) {
+  bool d = B->dtype == TS_DT_FLOAT64;
+  int64_t n = A->sizes[A->ndim - 1], m = B->sizes[B->ndim - 2], k = B->sizes[B->ndim - 1], lda = la_max1(n),
+          ldb = la_max1(m);
+  if (!la_dims_ok(c, m, k)) return NULL;
+  ts_rt_tensor *X = la_new(c, (ts_dtype)B->dtype, b, 2, m, k, false);
+  void *ab = X ? la_scratch(c, lda * n, d ? 8 : 4) : NULL;
+  void *xb = ab ? la_scratch(c, ldb * k, d ? 8 : 4) : NULL;
+  if (!xb) {
+    ts_rt_free(ab);
+    if (X) ts_rt_tensor_release(X);
+    return NULL;
+  }
+  char side = left ? 'L' : 'R', uplo = upper ? 'U' : 'L', ta = trans ? 'T' : 'N', diag = unit ? 'U' : 'N';
+  for (int64_t i = 0; i < b->n; i++) {
+    la_load(A, la_off(A, 2, b, i), ab, lda, false);
+    la_load(B, la_off(B, 2, b, i), xb, ldb, false);
+    ts_la_int im = (ts_la_int)m, ik = (ts_la_int)k, ilda = (ts_la_int)lda, ildb = (ts_la_int)ldb;
+    if (m > 0 && k > 0) {
+      if (d) {
+        double one = 1;
+        dtrsm_(&side, &uplo, &ta, &diag, &im, &ik, &one, ab, &ilda, xb, &ildb, 1, 1, 1, 1);
+      } else {
+        float one = 1;
+        strsm_(&side, &uplo, &ta, &diag, &im, &ik, &one, ab, &ilda, xb, &ildb, 1, 1, 1, 1);
+      }
+    }
+    la_store(X, i, xb, ldb, false);
+  }
+  ts_rt_free(ab);
+  ts_rt_free(xb);
+  return X;
+}
+
+/* linalg_solve_triangular(self, B, *, upper, left, unitriangular): in A's
+ * dtype (B converted), as PyTorch 1.13 computes it */
+static bool la_k_solve_triangular(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *B;
+  bool upper, left, unit;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_tensor(c, call, 1, &B) || !ts_rt_arg_bool(c, call, 2, &upper) ||
+      !ts_rt_arg_bool(c, call, 3, &left) || !ts_rt_arg_bool(c, call, 4, &unit))
+    return false;
+  const char *fn = "linalg.solve_triangular";
+  if (!la_check_matrix(c, B, fn, "B") || !la_check_square(c, A, fn, "A")) return false;
+  int64_t n = A->sizes[A->ndim - 1];
+  if (left ? B->sizes[B->ndim - 2] != n : B->sizes[B->ndim - 1] != n)
+    return ts_rt_fail(c, "%s: Incompatible shapes of A and B for the equation %s (%lldx%lld and %lldx%lld)", fn,
+                      left ? "AX = B" : "XA = B", (long long)n, (long long)n, (long long)B->sizes[B->ndim - 2],
+                      (long long)B->sizes[B->ndim - 1]);
+  ts_dtype dt = (ts_dtype)A->dtype;
+  if (dt != TS_DT_FLOAT32 && dt != TS_DT_FLOAT64)
+    return ts_rt_fail(c, "\"triangular_solve_cpu\" not implemented for '%s'", ts_rt_dtype_name(dt));
+  ts_rt_tensor *Ac = A;
+  ts_rt_tensor *Bc = B->dtype == dt ? B : ts_rt_tensor_to_dtype(c, B, dt);
+  la_batch b;
+  la_batch_of(&b, B, 2);
+  ts_rt_tensor *X = Bc && la_batch_bcast(c, &b, A, 2) ? la_trsm(c, Ac, Bc, upper, left, false, unit, &b) : NULL;
+  if (Ac && Ac != A) ts_rt_tensor_release(Ac);
+  if (Bc && Bc != B) ts_rt_tensor_release(Bc);
+  return X && la_put(call, &X, 1);
+}
+
+/* triangular_solve(self, A, upper, transpose, unitriangular) ->
+ * (solution, cloned_coefficient: A broadcast to the batch) */
+static bool la_k_triangular_solve(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *B, *A;
+  bool upper, trans, unit;
+  if (!ts_rt_arg_tensor(c, call, 0, &B) || !ts_rt_arg_tensor(c, call, 1, &A) || !ts_rt_arg_bool(c, call, 2, &upper) ||
+      !ts_rt_arg_bool(c, call, 3, &trans) || !ts_rt_arg_bool(c, call, 4, &unit))
+    return false;
+  if (B->ndim < 2)
+    return ts_rt_fail(c, "torch.triangular_solve: Expected b to have at least 2 dimensions, but it has %d dimensions "
+                         "instead",
+                      (int)B->ndim);
+  if (A->ndim < 2)
+    return ts_rt_fail(c, "torch.triangular_solve: Expected A to have at least 2 dimensions, but it has %d dimensions "
+                         "instead",
+                      (int)A->ndim);
+  if (!la_linear_solve_checks(c, B, A, "triangular_solve") || !la_check_dispatch(c, B, "triangular_solve_cpu"))
+    return false;
+  la_batch b;
+  la_batch_of(&b, B, 2);
+  if (!la_batch_bcast(c, &b, A, 2)) return false;
+  ts_rt_tensor *o[2] = {la_trsm(c, A, B, upper, true, trans, unit, &b), NULL};
+  int64_t n = A->sizes[A->ndim - 1];
+  o[1] = o[0] ? la_new(c, (ts_dtype)A->dtype, &b, 2, n, n, false) : NULL;
+  if (!o[1]) {
+    la_release(o, 1);
+    return false;
+  }
+  if (!ts_rt_tensor_copy_(c, o[1], A)) {
+    la_release(o, 2);
+    return false;
+  }
+  return la_put(call, o, 2);
+}
+
+/* ------------------------------------------------------------ eigh */
+
+/* syevd of each matrix (the triangle uplo): eigenvalues (*, n) ascending,
+ * eigenvectors (*, n, n) as columns when vectors, else NULL */
+static bool la_eigh(ts_rt_ctx *c, const ts_rt_tensor *A, char uplo, bool vectors, ts_rt_tensor **o, const char *api) {
+  bool d = A->dtype == TS_DT_FLOAT64;
+  int64_t n = A->sizes[A->ndim - 1], ld = la_max1(n);
+  la_batch b;
+  la_batch_of(&b, A, 2);
+  o[0] = la_new(c, (ts_dtype)A->dtype, &b, 1, n, 0, false);
+  o[1] = !o[0] ? NULL : vectors ? la_new(c, (ts_dtype)A->dtype, &b, 2, n, n, false) : NULL;
+  if (!o[0] || (vectors && !o[1])) {
+    la_release(o, 2);
+    return false;
+  }
+  char jobz = vectors ? 'V' : 'N';
+  ts_la_int in = (ts_la_int)n, ild = (ts_la_int)ld, lwork = -1, liwork = -1, inf = 0, iwq = 0;
+  double wq = 0;
+  float wqf = 0;
+  /* workspace query */
+  if (n > 0) {
+    if (d)
+      dsyevd_(&jobz, &uplo, &in, NULL, &ild, NULL, &wq, &lwork, &iwq, &liwork, &inf, 1, 1);
+    else
+      ssyevd_(&jobz, &uplo, &in, NULL, &ild, NULL, &wqf, &lwork, &iwq, &liwork, &inf, 1, 1);
+  }
+  lwork = (ts_la_int)(d ? wq : wqf) + 1;
+  liwork = iwq > 0 ? iwq : 1;
+  void *buf = la_scratch(c, ld * n, d ? 8 : 4);
+  void *work = buf ? la_scratch(c, lwork, d ? 8 : 4) : NULL;
+  ts_la_int *iwork = work ? la_scratch(c, liwork, sizeof(ts_la_int)) : NULL;
+  int32_t *info = iwork ? la_scratch(c, b.n, sizeof(int32_t)) : NULL;
+  if (!info) {
+    ts_rt_free(buf);
+    ts_rt_free(work);
+    ts_rt_free(iwork);
+    la_release(o, 2);
+    return false;
+  }
+  size_t esz = d ? 8 : 4;
+  for (int64_t i = 0; i < b.n; i++) {
+    la_load(A, la_off(A, 2, &b, i), buf, ld, false);
+    inf = 0;
+    char *w = (char *)ts_rt_tensor_data(o[0]) + (size_t)(i * n) * esz;
+    if (n > 0) {
+      if (d)
+        dsyevd_(&jobz, &uplo, &in, buf, &ild, (double *)w, work, &lwork, iwork, &liwork, &inf, 1, 1);
+      else
+        ssyevd_(&jobz, &uplo, &in, buf, &ild, (float *)w, work, &lwork, iwork, &liwork, &inf, 1, 1);
+    }
+    info[i] = inf;
+    if (vectors) la_store(o[1], i, buf, ld, false);
+  }
+  bool ok = la_check_info(c, info, b.n, api, A->ndim == 2, LA_ERR_EIG);
+  ts_rt_free(buf);
+  ts_rt_free(work);
+  ts_rt_free(iwork);
+  ts_rt_free(info);
+  if (!ok) la_release(o, 2);
+  return ok;
+}
+
+static bool la_uplo(ts_rt_ctx *c, const ts_rt_str *s, char *out) {
+  if (s->len == 1 && (s->data[0] == 'L' || s->data[0] == 'U' || s->data[0] == 'l' || s->data[0] == 'u')) {
+    *out = (char)(s->data[0] & ~0x20);
+    return true;
+  }
+  return ts_rt_fail(c, "Expected UPLO argument to be 'L' or 'U', but got %.*s", (int)s->len, s->data);
+}
+
+static bool la_eigh_checks(ts_rt_ctx *c, const ts_rt_tensor *A) {
+  return la_check_square(c, A, "linalg.eigh", "A") && la_check_dispatch(c, A, "linalg_eigh_cpu");
+}
+
+/* linalg_eigh(self, UPLO) -> (eigenvalues, eigenvectors) */
+static bool la_k_eigh(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[2];
+  const ts_rt_str *s;
+  char uplo;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_str(c, call, 1, &s) || !la_eigh_checks(c, A) ||
+      !la_uplo(c, s, &uplo) || !la_eigh(c, A, uplo, true, o, "linalg.eigh"))
+    return false;
+  return la_put(call, o, 2);
+}
+
+/* _linalg_eigh(A, UPLO, compute_v): eigenvectors [0] without compute_v */
+static bool la_k__eigh(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[2];
+  const ts_rt_str *s;
+  char uplo;
+  bool v;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_str(c, call, 1, &s) || !ts_rt_arg_bool(c, call, 2, &v) ||
+      !la_eigh_checks(c, A) || !la_uplo(c, s, &uplo) || !la_eigh(c, A, uplo, v, o, "linalg.eigh"))
+    return false;
+  if (!v) {
+    int64_t zero = 0;
+    o[1] = ts_rt_tensor_new(c, (ts_dtype)A->dtype, 1, &zero, false);
+    if (!o[1]) {
+      la_release(o, 1);
+      return false;
+    }
+  }
+  return la_put(call, o, 2);
+}
+
+/* linalg_eigvalsh(self, UPLO) */
+static bool la_k_eigvalsh(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[2];
+  const ts_rt_str *s;
+  char uplo;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_str(c, call, 1, &s) || !la_eigh_checks(c, A) ||
+      !la_uplo(c, s, &uplo) || !la_eigh(c, A, uplo, false, o, "linalg.eigh"))
+    return false;
+  return la_put(call, o, 1);
+}
+
+/* symeig(self, eigenvectors, upper): eigenvectors [0] when not asked for
+ * (syevd where PyTorch calls syev: the same eigenvalues and, at OpInfo's
+ * sizes, the same vectors) */
+static bool la_k_symeig(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[2];
+  bool vec, upper;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_bool(c, call, 1, &vec) || !ts_rt_arg_bool(c, call, 2, &upper))
+    return false;
+  if (!la_check_square(c, A, "symeig", "A") || !la_check_dispatch(c, A, "symeig_cpu") ||
+      !la_eigh(c, A, upper ? 'U' : 'L', vec, o, "symeig"))
+    return false;
+  if (!vec) {
+    /* an empty input keeps its shape (ATen returns early with it) */
+    int64_t zero = 0;
+    o[1] = ts_rt_tensor_numel(A) == 0 ? ts_rt_tensor_new(c, (ts_dtype)A->dtype, A->ndim, A->sizes, false)
+                                      : ts_rt_tensor_new(c, (ts_dtype)A->dtype, 1, &zero, false);
+    if (!o[1]) {
+      la_release(o, 1);
+      return false;
+    }
+  }
+  return la_put(call, o, 2);
+}
+
+/* ------------------------------------------------------------- SVD */
+
+/* gesdd of each matrix: U (*, m, m|k), S (*, k), Vh (*, n|k, n); without
+ * uv, U and Vh NULL. An empty matrix gives identity U and Vh (full). */
+static bool la_svd(ts_rt_ctx *c, const ts_rt_tensor *A, bool full, bool uv, ts_rt_tensor **o) {
+  bool d = A->dtype == TS_DT_FLOAT64;
+  int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n;
+  if (!la_dims_ok(c, m, n)) return false;
+  int64_t ucols = full ? m : k, vrows = full ? n : k;
+  la_batch b;
+  la_batch_of(&b, A, 2);
+  o[0] = o[2] = NULL;
+  o[1] = la_new(c, (ts_dtype)A->dtype, &b, 1, k, 0, false);
+  if (o[1] && uv) {
+    o[0] = la_new(c, (ts_dtype)A->dtype, &b, 2, m, ucols, true);
+    o[2] = o[0] ? la_new(c, (ts_dtype)A->dtype, &b, 2, vrows, n, true) : NULL;
+  }
+  if (!o[1] || (uv && !o[2])) {
+    la_release(o, 3);
+    return false;
+  }
+  size_t esz = d ? 8 : 4;
+  if (k == 0) {
+    if (uv && full) {
+      for (int64_t i = 0; i < b.n; i++) {
+        char *u = (char *)ts_rt_tensor_data(o[0]) + (size_t)(i * m * m) * esz;
+        char *v = (char *)ts_rt_tensor_data(o[2]) + (size_t)(i * n * n) * esz;
+        for (int64_t j = 0; j < m; j++) la_set(u, d, j * (m + 1), 1);
+        for (int64_t j = 0; j < n; j++) la_set(v, d, j * (n + 1), 1);
+      }
+    }
+    return true;
+  }
+  char jobz = !uv ? 'N' : full ? 'A' : 'S';
+  int64_t lda = la_max1(m), ldu = la_max1(m), ldvt = la_max1(vrows);
+  ts_la_int im = (ts_la_int)m, in = (ts_la_int)n, ilda = (ts_la_int)lda, ildu = (ts_la_int)ldu,
+            ildvt = (ts_la_int)ldvt, lwork = -1, inf = 0;
+  double wq = 0;
+  float wqf = 0;
+  if (d)
+    dgesdd_(&jobz, &im, &in, NULL, &ilda, NULL, NULL, &ildu, NULL, &ildvt, &wq, &lwork, NULL, &inf, 1);
+  else
+    sgesdd_(&jobz, &im, &in, NULL, &ilda, NULL, NULL, &ildu, NULL, &ildvt, &wqf, &lwork, NULL, &inf, 1);
+  lwork = (ts_la_int)(d ? wq : wqf) + 1;
+  void *buf = la_scratch(c, lda * n, esz);
+  void *ub = buf ? la_scratch(c, uv ? ldu * ucols : 1, esz) : NULL;
+  void *vb = ub ? la_scratch(c, uv ? ldvt * n : 1, esz) : NULL;
+  void *work = vb ? la_scratch(c, lwork, esz) : NULL;
+  ts_la_int *iwork = work ? la_scratch(c, 8 * k, sizeof(ts_la_int)) : NULL;
+  int32_t *info = iwork ? la_scratch(c, b.n, sizeof(int32_t)) : NULL;
+  bool ok = info != NULL;
+  for (int64_t i = 0; ok && i < b.n; i++) {
+    la_load(A, la_off(A, 2, &b, i), buf, lda, false);
+    char *s = (char *)ts_rt_tensor_data(o[1]) + (size_t)(i * k) * esz;
+    inf = 0;
+    if (d)
+      dgesdd_(&jobz, &im, &in, buf, &ilda, (double *)s, ub, &ildu, vb, &ildvt, work, &lwork, iwork, &inf, 1);
+    else
+      sgesdd_(&jobz, &im, &in, buf, &ilda, (float *)s, ub, &ildu, vb, &ildvt, work, &lwork, iwork, &inf, 1);
+    info[i] = inf;
+    if (uv) {
+      la_store(o[0], i, ub, ldu, false);
+      la_store(o[2], i, vb, ldvt, false);
+    }
+  }
+  if (ok) ok = la_check_info(c, info, b.n, "linalg.svd", A->ndim == 2, LA_ERR_SVD);
+  ts_rt_free(buf);
+  ts_rt_free(ub);
+  ts_rt_free(vb);
+  ts_rt_free(work);
+  ts_rt_free(iwork);
+  ts_rt_free(info);
+  if (!ok) la_release(o, 3);
+  return ok;
+}
+
+static bool la_svd_checks(ts_rt_ctx *c, const ts_rt_call *call, const ts_rt_tensor *A, int32_t driver_arg) {
+  if (!la_check_matrix(c, A, "linalg.svd", "A") || !la_check_float(c, A, "linalg.svd", "linalg_svd_cpu")) return false;
+  if (driver_arg >= 0 && call->in[driver_arg].tag != TS_IV_NONE)
+    return ts_rt_fail(c, "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER "
+                         "backend.");
+  return true;
+}
+
+/* An empty [0] tensor for the outputs an op does not compute. */
+static ts_rt_tensor *la_empty(ts_rt_ctx *c, ts_dtype dt) {
+  int64_t zero = 0;
+  return ts_rt_tensor_new(c, dt, 1, &zero, false);
+}
+
+/* linalg_svd(A, full_matrices, *, driver) -> (U, S, Vh) */
+static bool la_k_linalg_svd(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[3];
+  bool full;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_bool(c, call, 1, &full) || !ts_rt_arg_check(c, call, 2) ||
+      !la_svd_checks(c, call, A, 2) || !la_svd(c, A, full, true, o))
+    return false;
+  return la_put(call, o, 3);
+}
+
+/* _linalg_svd(A, full_matrices, compute_uv, *, driver) */
+static bool la_k__svd(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[3];
+  bool full, uv;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_bool(c, call, 1, &full) || !ts_rt_arg_bool(c, call, 2, &uv) ||
+      !ts_rt_arg_check(c, call, 3) || !la_svd_checks(c, call, A, 3) || !la_svd(c, A, full, uv, o))
+    return false;
+  if (!uv) {
+    o[0] = la_empty(c, (ts_dtype)A->dtype);
+    o[2] = o[0] ? la_empty(c, (ts_dtype)A->dtype) : NULL;
+    if (!o[2]) {
+      la_release(o, 3);
+      return false;
+    }
+  }
+  return la_put(call, o, 3);
+}
+
+/* linalg_svdvals(A, *, driver) */
+static bool la_k_svdvals(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[3];
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_check(c, call, 1) || !la_svd_checks(c, call, A, 1) ||
+      !la_svd(c, A, false, false, o))
+    return false;
+  return la_put(call, &o[1], 1);
+}
+
+/* Batch element-wise transpose of a contiguous (*, r, cc) tensor into a new
+ * contiguous (*, cc, r) one. */
+static ts_rt_tensor *la_transposed(ts_rt_ctx *c, const ts_rt_tensor *t) {
+  int64_t r = t->sizes[t->ndim - 2], cc = t->sizes[t->ndim - 1];
+  la_batch b;
+  la_batch_of(&b, t, 2);
+  ts_rt_tensor *o = la_new(c, (ts_dtype)t->dtype, &b, 2, cc, r, false);
+  if (!o) return NULL;
+  size_t esz = ts_dtype_size((ts_dtype)t->dtype);
+  for (int64_t i = 0; i < b.n; i++)
+    la_store(o, i, (const char *)ts_rt_tensor_data(t) + (size_t)(i * r * cc) * esz, cc, false);
+  return o;
+}
+
+/* svd(self, some, compute_uv) -> (U, S, V): V = Vh^T; without compute_uv,
+ * U (*, m, m) and V (*, n, n) zeros */
+static bool la_k_svd(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[3];
+  bool some, uv;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_bool(c, call, 1, &some) || !ts_rt_arg_bool(c, call, 2, &uv))
+    return false;
+  if (A->ndim < 2)
+    return ts_rt_fail(c, "linalg.svd: input should have at least 2 dimensions, but has %d dimensions instead",
+                      (int)A->ndim);
+  if (!la_svd_checks(c, call, A, -1) || !la_svd(c, A, uv && !some, uv, o)) return false;
+  if (!uv) {
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
+    la_batch b;
+    la_batch_of(&b, A, 2);
+    o[0] = la_new(c, (ts_dtype)A->dtype, &b, 2, m, m, true);
+    o[2] = o[0] ? la_new(c, (ts_dtype)A->dtype, &b, 2, n, n, true) : NULL;
+    if (!o[2]) {
+      la_release(o, 3);
+      return false;
+    }
+    return la_put(call, o, 3);
+  }
+  ts_rt_tensor *v = la_transposed(c, o[2]);
+  ts_rt_tensor_release(o[2]);
+  o[2] = v;
+  if (!v) {
+    la_release(o, 2);
+    return false;
+  }
+  return la_put(call, o, 3);
+}
+
+/* -------------------------------------------------------------- QR */
+
+static ts_la_int la_geqrf_lwork(bool d, ts_la_int m, ts_la_int n, ts_la_int ld) {
+  ts_la_int lwork = -1, inf = 0;
+  double wq = 0;
+  float wqf = 0;
+  if (d)
+    dgeqrf_(&m, &n, NULL, &ld, NULL, &wq, &lwork, &inf);
+  else
+    sgeqrf_(&m, &n, NULL, &ld, NULL, &wqf, &lwork, &inf);
+  return (ts_la_int)(d ? wq : wqf) + 1;
+}
+
+static ts_la_int la_orgqr_lwork(bool d, ts_la_int m, ts_la_int n, ts_la_int k, ts_la_int ld) {
+  ts_la_int lwork = -1, inf = 0;
+  double wq = 0;
+  float wqf = 0;
+  if (d)
+    dorgqr_(&m, &n, &k, NULL, &ld, NULL, &wq, &lwork, &inf);
+  else
+    sorgqr_(&m, &n, &k, NULL, &ld, NULL, &wqf, &lwork, &inf);
+  return (ts_la_int)(d ? wq : wqf) + 1;
+}
+
+/* geqrf of each matrix: the reflectors and R in a (*, m, n), tau (*, k);
+ * with want_q (mode: 0 reduced, 1 complete, 2 r) Q and R as linalg_qr's. */
+static bool la_qr(ts_rt_ctx *c, const ts_rt_tensor *A, int mode, bool raw, ts_rt_tensor **o) {
+  bool d = A->dtype == TS_DT_FLOAT64;
+  int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n;
+  if (!la_dims_ok(c, m, n) || !la_dims_ok(c, m, m)) return false;
+  size_t esz = d ? 8 : 4;
+  la_batch b;
+  la_batch_of(&b, A, 2);
+  int64_t qc = mode == 1 ? m : k, rr = mode == 1 ? m : k;
+  o[0] = o[1] = NULL;
+  if (raw) {
+    o[0] = la_new(c, (ts_dtype)A->dtype, &b, 2, m, n, false);
+    o[1] = o[0] ? la_new(c, (ts_dtype)A->dtype, &b, 1, k, 0, false) : NULL;
+  } else {
+    o[0] = mode == 2 ? la_empty(c, (ts_dtype)A->dtype) : la_new(c, (ts_dtype)A->dtype, &b, 2, m, qc, false);
+    o[1] = o[0] ? la_new(c, (ts_dtype)A->dtype, &b, 2, rr, n, true) : NULL;
+  }
+  if (!o[1]) {
+    la_release(o, 2);
+    return false;
+  }
+  int64_t ld = la_max1(m);
+  ts_la_int im = (ts_la_int)m, in = (ts_la_int)n, ik = (ts_la_int)k, iqc = (ts_la_int)qc, ild = (ts_la_int)ld;
+  ts_la_int lw1 = m > 0 && n > 0 ? la_geqrf_lwork(d, im, in, ild) : 1;
+  ts_la_int lw2 = !raw && mode != 2 && m > 0 && qc > 0 ? la_orgqr_lwork(d, im, iqc, ik, ild) : 1;
+  ts_la_int lwork = lw1 > lw2 ? lw1 : lw2;
+  void *buf = la_scratch(c, ld * (n > qc ? n : qc), esz);
+  void *tau = buf ? la_scratch(c, k, esz) : NULL;
+  void *work = tau ? la_scratch(c, lwork, esz) : NULL;
+  if (!work) {
+    ts_rt_free(buf);
+    ts_rt_free(tau);
+    la_release(o, 2);
+    return false;
+  }
+  for (int64_t i = 0; i < b.n; i++) {
+    la_load(A, la_off(A, 2, &b, i), buf, ld, false);
+    ts_la_int inf = 0;
+    if (m > 0 && n > 0) {
+      if (d)
+        dgeqrf_(&im, &in, buf, &ild, tau, work, &lw1, &inf);
+      else
+        sgeqrf_(&im, &in, buf, &ild, tau, work, &lw1, &inf);
+    }
+    if (raw) {
+      la_store(o[0], i, buf, ld, false);
+      memcpy((char *)ts_rt_tensor_data(o[1]) + (size_t)(i * k) * esz, tau, (size_t)k * esz);
+      continue;
+    }
+    /* R: the upper triangle of the first rr rows */
+    char *R = (char *)ts_rt_tensor_data(o[1]) + (size_t)(i * rr * n) * esz;
+    for (int64_t r = 0; r < rr && r < m; r++)
+      for (int64_t j = r; j < n; j++) la_set(R, d, r * n + j, la_get(buf, d, r + j * ld));
+    if (mode == 2) continue;
+    if (m > 0 && qc > 0) {
+      if (d)
+        dorgqr_(&im, &iqc, &ik, buf, &ild, tau, work, &lw2, &inf);
+      else
+        sorgqr_(&im, &iqc, &ik, buf, &ild, tau, work, &lw2, &inf);
+    }
+    la_store(o[0], i, buf, ld, false);
+  }
+  ts_rt_free(buf);
+  ts_rt_free(tau);
+  ts_rt_free(work);
+  return true;
+}
+
+/* linalg_qr(A, mode) -> (Q, R) */
+static bool la_k_linalg_qr(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[2];
+  const ts_rt_str *s;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_str(c, call, 1, &s)) return false;
+  int mode = -1;
+  if (s->len == 7 && !memcmp(s->data, "reduced", 7)) mode = 0;
+  if (s->len == 8 && !memcmp(s->data, "complete", 8)) mode = 1;
+  if (s->len == 1 && s->data[0] == 'r') mode = 2;
+  if (!la_check_matrix(c, A, "linalg.qr", "A") || !la_check_float(c, A, "linalg.qr", "linalg_qr_cpu")) return false;
+  if (mode < 0)
+    return ts_rt_fail(c, "qr received unrecognized mode '%.*s' but expected one of 'reduced' (default), 'r', or "
+                         "'complete'",
+                      (int)s->len, s->data);
+  if (!la_qr(c, A, mode, false, o)) return false;
+  return la_put(call, o, 2);
+}
+
+/* qr(self, some): linalg_qr reduced, or complete */
+static bool la_k_qr(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[2];
+  bool some;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_bool(c, call, 1, &some)) return false;
+  if (!la_check_matrix(c, A, "linalg.qr", "A") || !la_check_float(c, A, "linalg.qr", "linalg_qr_cpu") ||
+      !la_qr(c, A, some ? 0 : 1, false, o))
+    return false;
+  return la_put(call, o, 2);
+}
+
+/* geqrf(self) -> (a, tau) */
+static bool la_k_geqrf(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[2];
+  if (!ts_rt_arg_tensor(c, call, 0, &A)) return false;
+  if (A->ndim < 2) return ts_rt_fail(c, "torch.geqrf: input must have at least 2 dimensions.");
+  if (!la_check_dispatch(c, A, "geqrf_cpu") || !la_qr(c, A, 0, true, o)) return false;
+  return la_put(call, o, 2);
+}
+
+/* linalg_householder_product(input, tau) and orgqr(self, input2): orgqr
+ * over the first tau.size(-1) reflectors */
+static bool la_k_householder(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *tau;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_tensor(c, call, 1, &tau)) return false;
+  const char *fn = "torch.linalg.householder_product";
+  if (A->ndim < 2) return ts_rt_fail(c, "%s: input must have at least 2 dimensions.", fn);
+  int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
+  if (m < n) return ts_rt_fail(c, "%s: input.shape[-2] must be greater than or equal to input.shape[-1]", fn);
+  if (tau->ndim < 1 || n < tau->sizes[tau->ndim - 1])
+    return ts_rt_fail(c, "%s: input.shape[-1] must be greater than or equal to tau.shape[-1]", fn);
+  if (tau->ndim != A->ndim - 1)
+    return ts_rt_fail(c, "%s: Expected tau to have one dimension less than input, but got tau.ndim equal to %d and "
+                         "input.ndim is equal to %d",
+                      fn, (int)tau->ndim, (int)A->ndim);
+  for (int32_t i = 0; i < A->ndim - 2; i++)
+    if (tau->sizes[i] != A->sizes[i])
+      return ts_rt_fail(c, "%s: Expected batch dimensions of tau to be equal to input.shape[:-2], but got %lld", fn,
+                        (long long)tau->sizes[i]);
+  if (tau->dtype != A->dtype)
+    return ts_rt_fail(c, "%s: tau dtype %s does not match input dtype %s", fn, ts_rt_dtype_name((ts_dtype)tau->dtype),
+                      ts_rt_dtype_name((ts_dtype)A->dtype));
+  if (!la_check_dispatch(c, A, "orgqr_cpu") || !la_dims_ok(c, m, n)) return false;
+  bool d = A->dtype == TS_DT_FLOAT64;
+  size_t esz = d ? 8 : 4;
+  int64_t k = tau->sizes[tau->ndim - 1], ld = la_max1(m);
+  la_batch b;
+  la_batch_of(&b, A, 2);
+  ts_rt_tensor *Q = la_new(c, (ts_dtype)A->dtype, &b, 2, m, n, false);
+  ts_la_int im = (ts_la_int)m, in = (ts_la_int)n, ik = (ts_la_int)k, ild = (ts_la_int)ld;
+  ts_la_int lwork = m > 0 && n > 0 ? la_orgqr_lwork(d, im, in, ik, ild) : 1;
+  void *buf = Q ? la_scratch(c, ld * n, esz) : NULL;
+  void *tb = buf ? la_scratch(c, k, esz) : NULL;
+  void *work = tb ? la_scratch(c, lwork, esz) : NULL;
+  if (!work) {
+    ts_rt_free(buf);
+    ts_rt_free(tb);
+    if (Q) ts_rt_tensor_release(Q);
+    return false;
+  }
+  const char *tp = tau->storage->data;
+  int64_t ts = tau->strides[tau->ndim - 1];
+  for (int64_t i = 0; i < b.n; i++) {
+    la_load(A, la_off(A, 2, &b, i), buf, ld, false);
+    int64_t to = la_off(tau, 1, &b, i);
+    for (int64_t j = 0; j < k; j++) memcpy((char *)tb + (size_t)j * esz, tp + (size_t)(to + j * ts) * esz, esz);
+    ts_la_int inf = 0;
+    if (m > 0 && n > 0) {
+      if (d)
+        dorgqr_(&im, &in, &ik, buf, &ild, tb, work, &lwork, &inf);
+      else
+        sorgqr_(&im, &in, &ik, buf, &ild, tb, work, &lwork, &inf);
+    }
+    la_store(Q, i, buf, ld, false);
+  }
+  ts_rt_free(buf);
+  ts_rt_free(tb);
+  ts_rt_free(work);
+  return la_put(call, &Q, 1);
+}
+
+/* ormqr(self, input2, input3, left, transpose): op(Q) C or C op(Q), Q given
+ * by the reflectors in self and tau input2 */
+static bool la_k_ormqr(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *tau, *C;
+  bool left, trans;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_tensor(c, call, 1, &tau) || !ts_rt_arg_tensor(c, call, 2, &C) ||
+      !ts_rt_arg_bool(c, call, 3, &left) || !ts_rt_arg_bool(c, call, 4, &trans))
+    return false;
+  const char *fn = "torch.ormqr";
+  if (A->ndim < 2) return ts_rt_fail(c, "%s: input must have at least 2 dimensions.", fn);
+  if (C->ndim < 2) return ts_rt_fail(c, "%s: other must have at least 2 dimensions.", fn);
+  int64_t lr = left ? C->sizes[C->ndim - 2] : C->sizes[C->ndim - 1];
+  if (lr != A->sizes[A->ndim - 2])
+    return ts_rt_fail(c, "%s: other.shape[%d] must be equal to input.shape[-2]", fn, left ? -2 : -1);
+  if (tau->ndim < 1 || tau->sizes[tau->ndim - 1] > lr)
+    return ts_rt_fail(c, "%s: tau.shape[-1] must be less than or equal to other.shape[%d]", fn, left ? -2 : -1);
+  if (tau->ndim != A->ndim - 1 || C->ndim != A->ndim)
+    return ts_rt_fail(c, "%s: Expected tau to have one dimension less than input and other to have the same number "
+                         "of dimensions as input",
+                      fn);
+  for (int32_t i = 0; i < A->ndim - 2; i++)
+    if (tau->sizes[i] != A->sizes[i] || C->sizes[i] != A->sizes[i])
+      return ts_rt_fail(c, "%s: Expected batch dimensions of tau and other to be equal to input.shape[:-2]", fn);
+  if (tau->dtype != A->dtype || C->dtype != A->dtype)
+    return ts_rt_fail(c, "%s: Expected input, tau and other to have the same dtype", fn);
+  if (!la_check_dispatch(c, A, "ormqr_cpu")) return false;
+  bool d = A->dtype == TS_DT_FLOAT64;
+  size_t esz = d ? 8 : 4;
+  int64_t am = A->sizes[A->ndim - 2], an = A->sizes[A->ndim - 1], k = tau->sizes[tau->ndim - 1];
+  int64_t m = C->sizes[C->ndim - 2], n = C->sizes[C->ndim - 1], lda = la_max1(am), ldc = la_max1(m);
+  if (!la_dims_ok(c, am, an) || !la_dims_ok(c, m, n)) return false;
+  la_batch b;
+  la_batch_of(&b, C, 2);
+  ts_rt_tensor *X = la_new(c, (ts_dtype)C->dtype, &b, 2, m, n, false);
+  char side = left ? 'L' : 'R', tr = trans ? 'T' : 'N';
+  ts_la_int im = (ts_la_int)m, in = (ts_la_int)n, ik = (ts_la_int)k, ilda = (ts_la_int)lda, ildc = (ts_la_int)ldc,
+            lwork = -1, inf = 0;
+  double wq = 1;
+  float wqf = 1;
+  if (m > 0 && n > 0 && k > 0) {
+    if (d)
+      dormqr_(&side, &tr, &im, &in, &ik, NULL, &ilda, NULL, NULL, &ildc, &wq, &lwork, &inf, 1, 1);
+    else
+      sormqr_(&side, &tr, &im, &in, &ik, NULL, &ilda, NULL, NULL, &ildc, &wqf, &lwork, &inf, 1, 1);
+  }
+  lwork = (ts_la_int)(d ? wq : wqf) + 1;
+  void *ab = X ? la_scratch(c, lda * an, esz) : NULL;
+  void *tb = ab ? la_scratch(c, k, esz) : NULL;
+  void *cb = tb ? la_scratch(c, ldc * n, esz) : NULL;
+  void *work = cb ? la_scratch(c, lwork, esz) : NULL;
+  if (!work) {
+    ts_rt_free(ab);
+    ts_rt_free(tb);
+    ts_rt_free(cb);
+    if (X) ts_rt_tensor_release(X);
+    return false;
+  }
+  const char *tp = tau->storage->data;
+  int64_t ts = tau->strides[tau->ndim - 1];
+  for (int64_t i = 0; i < b.n; i++) {
+    la_load(A, la_off(A, 2, &b, i), ab, lda, false);
+    la_load(C, la_off(C, 2, &b, i), cb, ldc, false);
+    int64_t to = la_off(tau, 1, &b, i);
+    for (int64_t j = 0; j < k; j++) memcpy((char *)tb + (size_t)j * esz, tp + (size_t)(to + j * ts) * esz, esz);
+    if (m > 0 && n > 0 && k > 0) {
+      if (d)
+        dormqr_(&side, &tr, &im, &in, &ik, ab, &ilda, tb, cb, &ildc, work, &lwork, &inf, 1, 1);
+      else
+        sormqr_(&side, &tr, &im, &in, &ik, ab, &ilda, tb, cb, &ildc, work, &lwork, &inf, 1, 1);
+    }
+    la_store(X, i, cb, ldc, false);
+  }
+  ts_rt_free(ab);
+  ts_rt_free(tb);
+  ts_rt_free(cb);
+  ts_rt_free(work);
+  return la_put(call, &X, 1);
+}
+
 /* ---------------------------------------------------------- table */
 
 const ts_rt_kernel_def ts_rt_kernels_linalg[] = {
     {"aten::_linalg_det", la_k__det},
+    {"aten::_linalg_eigh", la_k__eigh},
     {"aten::_linalg_slogdet", la_k__slogdet},
     {"aten::_linalg_solve_ex", la_k__solve_ex},
+    {"aten::_linalg_svd", la_k__svd},
     {"aten::_lu_with_info", la_k_lu_with_info},
+    {"aten::cholesky", la_k_cholesky},
+    {"aten::cholesky_inverse", la_k_cholesky_inverse},
+    {"aten::cholesky_solve", la_k_cholesky_solve},
     {"aten::det", la_k_det},
+    {"aten::geqrf", la_k_geqrf},
     {"aten::inverse", la_k_inv},
+    {"aten::linalg_cholesky", la_k_linalg_cholesky},
+    {"aten::linalg_cholesky_ex", la_k_cholesky_ex},
     {"aten::linalg_det", la_k_det},
+    {"aten::linalg_eigh", la_k_eigh},
+    {"aten::linalg_eigvalsh", la_k_eigvalsh},
+    {"aten::linalg_householder_product", la_k_householder},
     {"aten::linalg_inv", la_k_inv},
     {"aten::linalg_inv_ex", la_k_inv_ex},
     {"aten::linalg_lu", la_k_linalg_lu},
     {"aten::linalg_lu_factor", la_k_lu_factor},
     {"aten::linalg_lu_factor_ex", la_k_lu_factor_ex},
     {"aten::linalg_lu_solve", la_k_linalg_lu_solve},
+    {"aten::linalg_qr", la_k_linalg_qr},
     {"aten::linalg_slogdet", la_k_slogdet},
     {"aten::linalg_solve", la_k_solve},
     {"aten::linalg_solve_ex", la_k_solve_ex},
+    {"aten::linalg_solve_triangular", la_k_solve_triangular},
+    {"aten::linalg_svd", la_k_linalg_svd},
+    {"aten::linalg_svdvals", la_k_svdvals},
     {"aten::logdet", la_k_logdet},
     {"aten::lu_solve", la_k_lu_solve},
     {"aten::lu_unpack", la_k_lu_unpack},
+    {"aten::orgqr", la_k_householder},
+    {"aten::ormqr", la_k_ormqr},
+    {"aten::qr", la_k_qr},
     {"aten::slogdet", la_k_slogdet},
+    {"aten::svd", la_k_svd},
+    {"aten::symeig", la_k_symeig},
+    {"aten::triangular_solve", la_k_triangular_solve},
     {NULL, NULL},
 };
