@@ -1,9 +1,11 @@
 /* passes/shape_rules_linalg.c: shape rules of the linear algebra ops
  * (runtime/kernels/linalg.c). Every output is contiguous in the input's
- * dtype (pivots and info int32), its batch dims those of the input or of
- * the inputs broadcast; a rule refines nothing when an input's rank or
- * dtype is unknown or the kernel would refuse it (fewer than 2 dims, a dtype
- * other than float32/float64). */
+ * dtype (pivots and info int32, ranks int64), its batch dims those of the
+ * input or of the inputs broadcast; a rule refines nothing when an input's
+ * rank or dtype is unknown or the kernel would refuse it (fewer than 2
+ * dims, a dtype other than float32/float64). linalg_qr (its mode a
+ * string), linalg_lstsq (outputs that depend on the driver and the ranks
+ * found), linalg_tensorinv and linalg_tensorsolve have no rule. */
 #include "shape_rules.h"
 
 #include <string.h>
@@ -284,6 +286,48 @@ static void sr_geqrf(ts_sr_call *c) {
   sl_set(c, 1, &a, nb, a.dtype, 1, sl_min(a.sizes[nb], a.sizes[nb + 1]), 0);
 }
 
+/* linalg_pinv (every overload), pinverse: (*, n, m) */
+static void sr_pinv(ts_sr_call *c) {
+  ts_sr_shape a;
+  if (!sl_in(c, 0, &a, 2)) return;
+  int32_t nb = a.rank - 2;
+  sl_set(c, 0, &a, nb, a.dtype, 2, a.sizes[nb + 1], a.sizes[nb]);
+}
+
+/* linalg_matrix_rank (every overload): int64 (*) */
+static void sr_matrix_rank(ts_sr_call *c) {
+  ts_sr_shape a;
+  if (!sl_in(c, 0, &a, 2)) return;
+  sl_set(c, 0, &a, a.rank - 2, TS_DT_INT64, 0, 0, 0);
+}
+
+/* linalg_cond: (*) in A's dtype */
+static void sr_cond(ts_sr_call *c) {
+  ts_sr_shape a;
+  if (sl_in(c, 0, &a, 2)) sl_set(c, 0, &a, a.rank - 2, a.dtype, 0, 0, 0);
+}
+
+/* linalg_ldl_factor(_ex): LD as A, pivots (*, n) int32, info (*) */
+static void sr_ldl_factor(ts_sr_call *c) {
+  ts_sr_shape a;
+  if (!sl_square(c, 0, &a)) return;
+  int32_t nb = a.rank - 2;
+  int64_t n = a.sizes[nb] >= 0 ? a.sizes[nb] : a.sizes[nb + 1];
+  sl_set(c, 0, &a, nb, a.dtype, 2, n, n);
+  sl_set(c, 1, &a, nb, TS_DT_INT32, 1, n, 0);
+  if (c->node->kind == TS_K_aten_linalg_ldl_factor_ex) sl_set(c, 2, &a, nb, TS_DT_INT32, 0, 0, 0);
+}
+
+/* linalg_ldl_solve(LD, pivots, B): B's matrix dims after the batches broadcast */
+static void sr_ldl_solve(ts_sr_call *c) {
+  ts_sr_shape ld, b, o;
+  if (!sl_square(c, 0, &ld) || !sl_in(c, 2, &b, 2) || ld.dtype != b.dtype) return;
+  if (!sl_bcast(&b, b.rank - 2, &ld, ld.rank - 2, &o)) return;
+  o.device = b.device;
+  o.requires_grad = b.requires_grad;
+  sl_set(c, 0, &o, o.rank, b.dtype, 2, b.sizes[b.rank - 2], b.sizes[b.rank - 1]);
+}
+
 const ts_sr_def ts_sr_rules_linalg[] = {
     {"aten::_linalg_det", sr__det},
     {"aten::_linalg_eigh", sr_eigh},
@@ -299,16 +343,29 @@ const ts_sr_def ts_sr_rules_linalg[] = {
     {"aten::inverse", sr_inv},
     {"aten::linalg_cholesky", sr_as_square},
     {"aten::linalg_cholesky_ex", sr_cholesky_ex},
+    {"aten::linalg_cond", sr_cond},
+    {"aten::linalg_cond.p_str", sr_cond},
     {"aten::linalg_det", sr_det},
     {"aten::linalg_eigh", sr_eigh},
     {"aten::linalg_eigvalsh", sr_eigh},
     {"aten::linalg_householder_product", sr_as_input0},
     {"aten::linalg_inv", sr_inv},
     {"aten::linalg_inv_ex", sr_inv},
+    {"aten::linalg_ldl_factor", sr_ldl_factor},
+    {"aten::linalg_ldl_factor_ex", sr_ldl_factor},
+    {"aten::linalg_ldl_solve", sr_ldl_solve},
     {"aten::linalg_lu", sr_linalg_lu},
     {"aten::linalg_lu_factor", sr_lu_factor},
     {"aten::linalg_lu_factor_ex", sr_lu_factor},
     {"aten::linalg_lu_solve", sr_lu_solve},
+    {"aten::linalg_matrix_rank", sr_matrix_rank},
+    {"aten::linalg_matrix_rank.atol_rtol_float", sr_matrix_rank},
+    {"aten::linalg_matrix_rank.atol_rtol_tensor", sr_matrix_rank},
+    {"aten::linalg_matrix_rank.tol_tensor", sr_matrix_rank},
+    {"aten::linalg_pinv", sr_pinv},
+    {"aten::linalg_pinv.atol_rtol_float", sr_pinv},
+    {"aten::linalg_pinv.atol_rtol_tensor", sr_pinv},
+    {"aten::linalg_pinv.rcond_tensor", sr_pinv},
     {"aten::linalg_slogdet", sr_slogdet},
     {"aten::linalg_solve", sr_solve},
     {"aten::linalg_solve_ex", sr_solve},
@@ -320,6 +377,7 @@ const ts_sr_def ts_sr_rules_linalg[] = {
     {"aten::lu_unpack", sr_lu_unpack},
     {"aten::orgqr", sr_as_input0},
     {"aten::ormqr", sr_ormqr},
+    {"aten::pinverse", sr_pinv},
     {"aten::qr", sr_qr},
     {"aten::slogdet", sr_slogdet},
     {"aten::svd", sr_svd},

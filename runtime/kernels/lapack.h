@@ -60,6 +60,24 @@ void sgelsy_(const ts_la_int *m, const ts_la_int *n, const ts_la_int *nrhs, floa
 void dgelsy_(const ts_la_int *m, const ts_la_int *n, const ts_la_int *nrhs, double *a, const ts_la_int *lda,
              double *b, const ts_la_int *ldb, ts_la_int *jpvt, const double *rcond, ts_la_int *rank, double *work,
              const ts_la_int *lwork, ts_la_int *info);
+void sgels_(const char *trans, const ts_la_int *m, const ts_la_int *n, const ts_la_int *nrhs, float *a,
+            const ts_la_int *lda, float *b, const ts_la_int *ldb, float *work, const ts_la_int *lwork, ts_la_int *info,
+            size_t ltrans);
+void dgels_(const char *trans, const ts_la_int *m, const ts_la_int *n, const ts_la_int *nrhs, double *a,
+            const ts_la_int *lda, double *b, const ts_la_int *ldb, double *work, const ts_la_int *lwork,
+            ts_la_int *info, size_t ltrans);
+void sgelsd_(const ts_la_int *m, const ts_la_int *n, const ts_la_int *nrhs, float *a, const ts_la_int *lda, float *b,
+             const ts_la_int *ldb, float *s, const float *rcond, ts_la_int *rank, float *work, const ts_la_int *lwork,
+             ts_la_int *iwork, ts_la_int *info);
+void dgelsd_(const ts_la_int *m, const ts_la_int *n, const ts_la_int *nrhs, double *a, const ts_la_int *lda,
+             double *b, const ts_la_int *ldb, double *s, const double *rcond, ts_la_int *rank, double *work,
+             const ts_la_int *lwork, ts_la_int *iwork, ts_la_int *info);
+void sgelss_(const ts_la_int *m, const ts_la_int *n, const ts_la_int *nrhs, float *a, const ts_la_int *lda, float *b,
+             const ts_la_int *ldb, float *s, const float *rcond, ts_la_int *rank, float *work, const ts_la_int *lwork,
+             ts_la_int *info);
+void dgelss_(const ts_la_int *m, const ts_la_int *n, const ts_la_int *nrhs, double *a, const ts_la_int *lda,
+             double *b, const ts_la_int *ldb, double *s, const double *rcond, ts_la_int *rank, double *work,
+             const ts_la_int *lwork, ts_la_int *info);
 void ssytrf_(const char *uplo, const ts_la_int *n, float *a, const ts_la_int *lda, ts_la_int *ipiv, float *work,
              const ts_la_int *lwork, ts_la_int *info, size_t luplo);
 void dsytrf_(const char *uplo, const ts_la_int *n, double *a, const ts_la_int *lda, ts_la_int *ipiv, double *work,

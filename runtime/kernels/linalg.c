@@ -2,7 +2,9 @@
  * PyTorch 1.13 computes it on the CPU: the same routine per op (LU by getrf
  * and getrs for det, slogdet, inv and solve; Cholesky by potrf, potrs,
  * potri; triangular solves by trsm; eigh by syevd; SVD by gesdd; QR by
- * geqrf, orgqr, ormqr) on the same library (Debian's PyTorch calls
+ * geqrf, orgqr, ormqr; lstsq by the driver asked for, gelsy by default;
+ * LDL by sytrf, sytrs; pinv, matrix_rank and cond over the SVD or eigh as
+ * ATen composes them) on the same library (Debian's PyTorch calls
  * OpenBLAS's LAPACK too), so that pivots, signs and orderings come out as
  * PyTorch's.
  *
@@ -12,7 +14,12 @@
  * solved there and scattered into contiguous outputs. Where ATen factors
  * A^T instead of A (det, slogdet and solve of a contiguous A) so does this
  * file, as the pivots and the LU output follow. Workspaces are sized by
- * LAPACK's own query; sizes are bounded to its 32-bit integers. */
+ * LAPACK's own query; sizes are bounded to its 32-bit integers.
+ *
+ * Known differences: pinv's and matrix_rank's tolerance tensors must
+ * broadcast to the input's batch dims (PyTorch also lets them widen the
+ * result); lstsq with broadcast batches gives rank and singular values the
+ * broadcast batch dims, where PyTorch 1.13 sizes them by the input's. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1770,6 +1777,843 @@ static bool la_k_ormqr(ts_rt_ctx *c, ts_rt_call *call) {
   return la_put(call, &X, 1);
 }
 
+/* ------------------------------------------ pinv, matrix_rank, cond */
+
+/* The atol and rtol of ATen's get_atol_rtol, per batch element: each a
+ * number, a tensor broadcast over the batch, or absent (atol 0; rtol
+ * eps * max(m, n), or 0 where atol > 0 was given). */
+typedef struct la_tol {
+  bool has_atol, has_rtol;
+  double atol, rtol;
+  const ts_rt_tensor *atol_t, *rtol_t;
+} la_tol;
+
+/* Reads a tolerance argument: None, a number or a tensor. */
+static bool la_tol_arg(ts_rt_ctx *c, const ts_rt_call *call, uint32_t i, bool *has, double *v, const ts_rt_tensor **t) {
+  if (!ts_rt_arg_check(c, call, i)) return false;
+  ts_iv a = call->in[i];
+  *has = a.tag != TS_IV_NONE;
+  *t = NULL;
+  if (a.tag == TS_IV_TENSOR) {
+    *t = a.u.t;
+    if (!ts_rt_dtype_is_float((ts_dtype)(*t)->dtype) && (*t)->dtype != TS_DT_INT64 && (*t)->dtype != TS_DT_INT32)
+      return ts_rt_fail(c, "tolerance of dtype %s is not supported", ts_rt_dtype_name((ts_dtype)(*t)->dtype));
+    return true;
+  }
+  return !*has || ts_rt_arg_double(c, call, i, v);
+}
+
+/* A tolerance tensor must broadcast to the batch b (the result keeps b). */
+static bool la_tol_fits(ts_rt_ctx *c, const ts_rt_tensor *t, const la_batch *b) {
+  if (!t) return true;
+  bool ok = t->ndim <= b->nd;
+  for (int32_t k = 0; ok && k < t->ndim; k++) {
+    int64_t s = t->sizes[t->ndim - 1 - k], bs = b->s[b->nd - 1 - k];
+    ok = s == 1 || s == bs;
+  }
+  if (!ok) return ts_rt_fail(c, "linalg: a tolerance tensor must broadcast to the batch dimensions of the input");
+  return true;
+}
+
+static double la_tol_at(const ts_rt_tensor *t, const la_batch *b, int64_t i) {
+  return ts_rt_load_f64((const char *)t->storage->data + (size_t)la_off(t, 0, b, i) * ts_dtype_size((ts_dtype)t->dtype),
+                        (ts_dtype)t->dtype);
+}
+
+/* max(atol, rtol * maxv) for batch element i */
+static double la_tol_value(const la_tol *tl, const la_batch *b, int64_t i, double eps_mn, double maxv) {
+  double atol = tl->atol_t ? la_tol_at(tl->atol_t, b, i) : tl->has_atol ? tl->atol : 0;
+  double rtol;
+  if (tl->has_rtol)
+    rtol = tl->rtol_t ? la_tol_at(tl->rtol_t, b, i) : tl->rtol;
+  else
+    rtol = tl->has_atol && atol > 0 ? 0 : eps_mn;
+  double r = rtol * maxv;
+  return atol > r || isnan(atol) ? atol : r;
+}
+
+static double la_eps(bool d, int64_t m, int64_t n) {
+  return (d ? 2.220446049250313e-16 : 1.1920928955078125e-07) * (double)(m > n ? m : n);
+}
+
+/* pinv through the SVD (or eigh when hermitian): V diag(1/S) U^T over the
+ * singular values above the tolerance, the product by matmul */
+static ts_rt_tensor *la_pinv(ts_rt_ctx *c, const ts_rt_tensor *A, const la_tol *tl, bool herm) {
+  ts_dtype dt = (ts_dtype)A->dtype;
+  if (A->ndim < 2 || (dt != TS_DT_FLOAT32 && dt != TS_DT_FLOAT64)) {
+    char shape[256];
+    la_shape_str(shape, sizeof shape, A);
+    const char *nm = dt == TS_DT_FLOAT32 ? "Float" : dt == TS_DT_FLOAT64 ? "Double" : ts_rt_dtype_name(dt);
+    ts_rt_fail(c,
+               "linalg.pinv(%s{%s}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble "
+               "types",
+               nm, shape);
+    return NULL;
+  }
+  bool d = dt == TS_DT_FLOAT64;
+  int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
+  la_batch b;
+  la_batch_of(&b, A, 2);
+  if (!la_tol_fits(c, tl->atol_t, &b) || !la_tol_fits(c, tl->rtol_t, &b)) return NULL;
+  if (ts_rt_tensor_numel(A) == 0) return la_new(c, dt, &b, 2, n, m, true);
+  if (herm && !la_check_square(c, A, "linalg.eigh", "A")) return NULL;
+  ts_rt_tensor *f[3] = {NULL, NULL, NULL};
+  int64_t k;
+  if (herm) {
+    if (!la_eigh(c, A, 'L', true, f, "linalg.eigh")) return NULL;
+    /* f[0] values, f[1] vectors: as (U, S) */
+    ts_rt_tensor *t = f[0];
+    f[0] = f[1];
+    f[1] = t;
+    k = n;
+  } else {
+    if (!la_svd(c, A, false, true, f)) return NULL;
+    k = m < n ? m : n;
+  }
+  /* X = V diag(S+) (n x k), Ut = U^T (k x m) */
+  ts_rt_tensor *X = la_new(c, dt, &b, 2, n, k, false);
+  ts_rt_tensor *Ut = X ? la_new(c, dt, &b, 2, k, herm ? n : m, false) : NULL;
+  ts_rt_tensor *r = NULL;
+  if (Ut) {
+    const void *U = ts_rt_tensor_data(f[0]), *S = ts_rt_tensor_data(f[1]), *V = herm ? U : ts_rt_tensor_data(f[2]);
+    void *xp = ts_rt_tensor_data(X), *up = ts_rt_tensor_data(Ut);
+    int64_t um = herm ? n : m;
+    double eps = la_eps(d, m, n);
+    for (int64_t i = 0; i < b.n; i++) {
+      const int64_t so = i * k;
+      /* the largest: S[0] (descending singular values), or max |eigenvalue| */
+      double maxv = la_get(S, d, so);
+      if (herm) {
+        maxv = 0;
+        for (int64_t j = 0; j < k; j++) {
+          double s = fabs(la_get(S, d, so + j));
+          if (j == 0 || s > maxv || isnan(s)) maxv = s;
+          if (isnan(s)) break;
+        }
+      }
+      double tol = la_tol_value(tl, &b, i, eps, maxv);
+      for (int64_t j = 0; j < k; j++) {
+        double s = la_get(S, d, so + j), sp = 0;
+        if ((herm ? fabs(s) : s) > tol) sp = d ? 1.0 / s : (double)(1.0f / (float)s);
+        for (int64_t r2 = 0; r2 < n; r2++) {
+          /* V[r2][j]: Vh[j][r2] (svd) or U[r2][j] (eigh) */
+          double v = herm ? la_get(V, d, i * n * n + r2 * n + j) : la_get(V, d, i * k * n + j * n + r2);
+          la_set(xp, d, i * n * k + r2 * k + j, d ? v * sp : (double)((float)v * (float)sp));
+        }
+        for (int64_t r2 = 0; r2 < um; r2++) la_set(up, d, i * k * um + j * um + r2, la_get(U, d, i * um * k + r2 * k + j));
+      }
+    }
+    r = ts_rt_matmul(c, X, Ut);
+  }
+  if (X) ts_rt_tensor_release(X);
+  if (Ut) ts_rt_tensor_release(Ut);
+  la_release(f, herm ? 2 : 3);
+  return r;
+}
+
+/* linalg_pinv(self, float rcond, hermitian): atol 0, rtol rcond */
+static bool la_k_pinv_rcond(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A;
+  la_tol tl = {.has_atol = true, .has_rtol = true};
+  bool herm;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_double(c, call, 1, &tl.rtol) || !ts_rt_arg_bool(c, call, 2, &herm))
+    return false;
+  ts_rt_tensor *r = la_pinv(c, A, &tl, herm);
+  return r && la_put(call, &r, 1);
+}
+
+/* linalg_pinv.rcond_tensor(self, Tensor rcond, hermitian) */
+static bool la_k_pinv_rcond_t(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A;
+  la_tol tl = {.has_atol = true, .has_rtol = true};
+  bool herm;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !la_tol_arg(c, call, 1, &tl.has_rtol, &tl.rtol, &tl.rtol_t) ||
+      !ts_rt_arg_bool(c, call, 2, &herm))
+    return false;
+  ts_rt_tensor *r = la_pinv(c, A, &tl, herm);
+  return r && la_put(call, &r, 1);
+}
+
+/* linalg_pinv.atol_rtol_float / atol_rtol_tensor(self, *, atol, rtol, hermitian) */
+static bool la_k_pinv_atol_rtol(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A;
+  la_tol tl = {0};
+  bool herm;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !la_tol_arg(c, call, 1, &tl.has_atol, &tl.atol, &tl.atol_t) ||
+      !la_tol_arg(c, call, 2, &tl.has_rtol, &tl.rtol, &tl.rtol_t) || !ts_rt_arg_bool(c, call, 3, &herm))
+    return false;
+  ts_rt_tensor *r = la_pinv(c, A, &tl, herm);
+  return r && la_put(call, &r, 1);
+}
+
+/* pinverse(self, rcond) */
+static bool la_k_pinverse(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A;
+  la_tol tl = {.has_atol = true, .has_rtol = true};
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_double(c, call, 1, &tl.rtol)) return false;
+  ts_rt_tensor *r = la_pinv(c, A, &tl, false);
+  return r && la_put(call, &r, 1);
+}
+
+/* matrix_rank: how many singular values (|eigenvalues| when hermitian)
+ * exceed max(atol, rtol * max(S)); 0 for an empty input; int64 (*) */
+static ts_rt_tensor *la_rank(ts_rt_ctx *c, const ts_rt_tensor *A, const la_tol *tl, bool herm) {
+  const char *fn = "torch.linalg.matrix_rank";
+  if (!la_check_matrix(c, A, fn, "input")) return NULL;
+  if (A->dtype != TS_DT_FLOAT32 && A->dtype != TS_DT_FLOAT64) {
+    ts_rt_fail(c, "This function doesn't handle types other than float and double");
+    return NULL;
+  }
+  bool d = A->dtype == TS_DT_FLOAT64;
+  int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
+  la_batch b;
+  la_batch_of(&b, A, 2);
+  if (!la_tol_fits(c, tl->atol_t, &b) || !la_tol_fits(c, tl->rtol_t, &b)) return NULL;
+  ts_rt_tensor *r = la_new(c, TS_DT_INT64, &b, 0, 0, 0, true);
+  if (!r || ts_rt_tensor_numel(A) == 0) return r;
+  ts_rt_tensor *f[3] = {NULL, NULL, NULL}, *S;
+  int64_t k;
+  if (herm) {
+    if (!la_check_square(c, A, "linalg.eigh", "A") || !la_check_dispatch(c, A, "linalg_eigh_cpu") ||
+        !la_eigh(c, A, 'L', false, f, "linalg.eigh")) {
+      ts_rt_tensor_release(r);
+      return NULL;
+    }
+    S = f[0];
+    k = n;
+  } else {
+    if (!la_svd(c, A, false, false, f)) {
+      ts_rt_tensor_release(r);
+      return NULL;
+    }
+    S = f[1];
+    k = m < n ? m : n;
+  }
+  const void *sp = ts_rt_tensor_data(S);
+  int64_t *rp = ts_rt_tensor_data(r);
+  double eps = la_eps(d, m, n);
+  for (int64_t i = 0; i < b.n; i++) {
+    double maxv = 0;
+    for (int64_t j = 0; j < k; j++) {
+      double s = fabs(la_get(sp, d, i * k + j));
+      if (j == 0 || s > maxv || isnan(s)) maxv = s;
+      if (!herm) break; /* descending: the first is the largest */
+    }
+    double tol = la_tol_value(tl, &b, i, eps, maxv);
+    int64_t cnt = 0;
+    for (int64_t j = 0; j < k; j++) cnt += fabs(la_get(sp, d, i * k + j)) > tol;
+    rp[i] = cnt;
+  }
+  la_release(f, 3);
+  return r;
+}
+
+/* linalg_matrix_rank(self, float tol, hermitian) and .tol_tensor: atol tol, rtol 0 */
+static bool la_k_rank_tol(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A;
+  la_tol tl = {.has_rtol = true};
+  bool herm;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !la_tol_arg(c, call, 1, &tl.has_atol, &tl.atol, &tl.atol_t) ||
+      !ts_rt_arg_bool(c, call, 2, &herm))
+    return false;
+  ts_rt_tensor *r = la_rank(c, A, &tl, herm);
+  return r && la_put(call, &r, 1);
+}
+
+/* linalg_matrix_rank.atol_rtol_float / atol_rtol_tensor */
+static bool la_k_rank_atol_rtol(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A;
+  la_tol tl = {0};
+  bool herm;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !la_tol_arg(c, call, 1, &tl.has_atol, &tl.atol, &tl.atol_t) ||
+      !la_tol_arg(c, call, 2, &tl.has_rtol, &tl.rtol, &tl.rtol_t) || !ts_rt_arg_bool(c, call, 3, &herm))
+    return false;
+  ts_rt_tensor *r = la_rank(c, A, &tl, herm);
+  return r && la_put(call, &r, 1);
+}
+
+/* A matrix norm of each (n x n) matrix of buf (contiguous batch): ord 1,
+ * -1 (column sums), inf, -inf (row sums), 'f' fro, 'n' nuc (singular
+ * values from s) */
+static double la_mat_norm(const void *p, bool d, int64_t n, double ord, char kind, const void *s) {
+  if (kind == 'f') {
+    double acc = 0;
+    for (int64_t j = 0; j < n * n; j++) acc += la_get(p, d, j) * la_get(p, d, j);
+    return sqrt(acc);
+  }
+  if (kind == 'n') {
+    double acc = 0;
+    for (int64_t j = 0; j < n; j++) acc += la_get(s, d, j);
+    return acc;
+  }
+  bool cols = fabs(ord) == 1, mx = ord > 0;
+  double best = 0;
+  for (int64_t a = 0; a < n; a++) {
+    double sum = 0;
+    for (int64_t j = 0; j < n; j++) sum += fabs(la_get(p, d, cols ? j * n + a : a * n + j));
+    if (a == 0 || (mx ? sum > best : sum < best) || isnan(sum)) best = sum;
+  }
+  return best;
+}
+
+/* cond with ord ±1, ±inf, 'fro', 'nuc': norm(A) * norm(inv(A)), inf where
+ * A is singular */
+static ts_rt_tensor *la_cond_inv(ts_rt_ctx *c, const ts_rt_tensor *A, double ord, char kind, const char *fn) {
+  if (!la_check_square(c, A, fn, "A")) return NULL;
+  bool d = A->dtype == TS_DT_FLOAT64;
+  int64_t n = A->sizes[A->ndim - 1];
+  la_batch b;
+  la_batch_of(&b, A, 2);
+  ts_rt_tensor *iv[2];
+  if (!la_inv(c, A, "linalg.inv", iv)) return NULL;
+  ts_rt_tensor *Ac = ts_rt_tensor_contiguous(c, (ts_rt_tensor *)A);
+  ts_rt_tensor *sa[3] = {NULL, NULL, NULL}, *si[3] = {NULL, NULL, NULL};
+  bool ok = Ac != NULL;
+  if (ok && kind == 'n') ok = la_svd(c, Ac, false, false, sa) && la_svd(c, iv[0], false, false, si);
+  ts_rt_tensor *r = ok ? la_new(c, (ts_dtype)A->dtype, &b, 0, 0, 0, false) : NULL;
+  if (r) {
+    const int32_t *info = ts_rt_tensor_data(iv[1]);
+    size_t esz = d ? 8 : 4;
+    for (int64_t i = 0; i < b.n; i++) {
+      const char *ap = (const char *)ts_rt_tensor_data(Ac) + (size_t)(i * n * n) * esz;
+      const char *ip = (const char *)ts_rt_tensor_data(iv[0]) + (size_t)(i * n * n) * esz;
+      const char *s1 = kind == 'n' ? (const char *)ts_rt_tensor_data(sa[1]) + (size_t)(i * n) * esz : NULL;
+      const char *s2 = kind == 'n' ? (const char *)ts_rt_tensor_data(si[1]) + (size_t)(i * n) * esz : NULL;
+      double v = info[i] > 0 ? INFINITY : la_mat_norm(ap, d, n, ord, kind, s1) * la_mat_norm(ip, d, n, ord, kind, s2);
+      la_set(ts_rt_tensor_data(r), d, i, v);
+    }
+  }
+  if (Ac) ts_rt_tensor_release(Ac);
+  la_release(iv, 2);
+  la_release(sa, 3);
+  la_release(si, 3);
+  return r;
+}
+
+/* cond with ord 2 / -2 (None): the ratio of the extreme singular values */
+static ts_rt_tensor *la_cond2(ts_rt_ctx *c, const ts_rt_tensor *A, bool neg) {
+  if (!la_check_float(c, A, "linalg.svd", "linalg_svd_cpu")) return NULL;
+  ts_rt_tensor *f[3];
+  if (!la_svd(c, A, false, false, f)) return NULL;
+  bool d = A->dtype == TS_DT_FLOAT64;
+  int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n;
+  la_batch b;
+  la_batch_of(&b, A, 2);
+  ts_rt_tensor *r = la_new(c, (ts_dtype)A->dtype, &b, 0, 0, 0, false);
+  if (r) {
+    const void *s = ts_rt_tensor_data(f[1]);
+    for (int64_t i = 0; i < b.n; i++) {
+      double hi = la_get(s, d, i * k), lo = la_get(s, d, i * k + k - 1);
+      la_set(ts_rt_tensor_data(r), d, i, d ? (neg ? lo / hi : hi / lo) : (double)(neg ? (float)lo / (float)hi
+                                                                                    : (float)hi / (float)lo));
+    }
+  }
+  la_release(f, 3);
+  return r;
+}
+
+static ts_rt_tensor *la_cond(ts_rt_ctx *c, const ts_rt_tensor *A, bool none, double ord, char kind, bool ord_double) {
+  if (A->ndim < 2) {
+    ts_rt_fail(c, "linalg.cond: The input tensor must have at least 2 dimensions.");
+    return NULL;
+  }
+  if (kind == 0 && !none && !(fabs(ord) == 2 || fabs(ord) == 1 || isinf(ord))) {
+    ts_rt_fail(c, "linalg.cond got an invalid norm type: %g", ord);
+    return NULL;
+  }
+  la_batch b;
+  la_batch_of(&b, A, 2);
+  if (ts_rt_tensor_numel(A) == 0) {
+    ts_dtype dt = (ts_dtype)A->dtype;
+    return la_new(c, dt == TS_DT_FLOAT64 ? dt : TS_DT_FLOAT32, &b, 0, 0, 0, true);
+  }
+  if (kind == 0 && (none || fabs(ord) == 2)) return la_cond2(c, A, !none && ord < 0);
+  char name[64];
+  if (kind == 'f' || kind == 'n')
+    snprintf(name, sizeof name, "linalg.cond(ord=%s)", kind == 'f' ? "fro" : "nuc");
+  else if (ord_double) /* std::to_string of the Scalar as given: "1.000000", "inf" */
+    snprintf(name, sizeof name, "linalg.cond(ord=%f)", ord);
+  else
+    snprintf(name, sizeof name, "linalg.cond(ord=%lld)", (long long)ord);
+  if (!la_check_float(c, A, "linalg.inv", "linalg_solve_cpu")) return NULL;
+  return la_cond_inv(c, A, ord, kind, name);
+}
+
+/* linalg_cond(self, Scalar? p) */
+static bool la_k_cond(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_check(c, call, 1)) return false;
+  bool none = call->in[1].tag == TS_IV_NONE;
+  double ord = 2;
+  if (!none && !ts_rt_arg_double(c, call, 1, &ord)) return false;
+  ts_rt_tensor *r = la_cond(c, A, none, ord, 0, call->in[1].tag == TS_IV_DOUBLE);
+  return r && la_put(call, &r, 1);
+}
+
+/* linalg_cond.p_str(self, str p): 'fro' or 'nuc' */
+static bool la_k_cond_str(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A;
+  const ts_rt_str *s;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_str(c, call, 1, &s)) return false;
+  char kind = 0;
+  if (s->len == 3 && !memcmp(s->data, "fro", 3)) kind = 'f';
+  if (s->len == 3 && !memcmp(s->data, "nuc", 3)) kind = 'n';
+  if (!kind) return ts_rt_fail(c, "linalg.cond got an invalid norm type: %.*s", (int)s->len, s->data);
+  ts_rt_tensor *r = la_cond(c, A, false, 0, kind, false);
+  return r && la_put(call, &r, 1);
+}
+
+/* ------------------------------------------ tensorinv, tensorsolve */
+
+/* A contiguous copy (or t itself) viewed with new sizes (same numel). */
+static ts_rt_tensor *la_reshape(ts_rt_ctx *c, ts_rt_tensor *t, int32_t nd, const int64_t *sizes) {
+  ts_rt_tensor *ct = ts_rt_tensor_contiguous(c, t);
+  if (!ct) return NULL;
+  int64_t strides[TS_RT_MAX_DIMS];
+  ts_rt_strides_contiguous(nd, sizes, strides);
+  ts_rt_tensor *v = ts_rt_tensor_view(c, ct, ct->offset, nd, sizes, strides);
+  ts_rt_tensor_release(ct);
+  return v;
+}
+
+static bool la_prod(ts_rt_ctx *c, const int64_t *s, int32_t n, int64_t *out) {
+  int64_t p = 1;
+  for (int32_t i = 0; i < n; i++) {
+    if (s[i] != 0 && p > INT64_MAX / s[i]) return ts_rt_fail(c, "linalg: size overflow");
+    p *= s[i];
+  }
+  *out = p;
+  return true;
+}
+
+/* linalg_tensorinv(self, ind): inv of self as (prod(shape[:ind]), prod(shape[ind:])),
+ * shaped shape[ind:] + shape[:ind] */
+static bool la_k_tensorinv(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A;
+  int64_t ind;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_int(c, call, 1, &ind)) return false;
+  if (ind <= 0) return ts_rt_fail(c, "Expected a strictly positive integer for 'ind', but got %lld", (long long)ind);
+  if (ind > A->ndim) ind = A->ndim;
+  int64_t p1 = 0, p2 = 0;
+  if (!la_prod(c, A->sizes + ind, A->ndim - (int32_t)ind, &p1) || !la_prod(c, A->sizes, (int32_t)ind, &p2)) return false;
+  if (p1 != p2)
+    return ts_rt_fail(c,
+                      "Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), but "
+                      "got %lld != %lld",
+                      (long long)p1, (long long)p2);
+  int64_t sq[2] = {p1, p1};
+  ts_rt_tensor *M = la_reshape(c, A, 2, sq), *o[2];
+  if (!M) return false;
+  bool ok = la_inv(c, M, "linalg.inv", o);
+  ts_rt_tensor_release(M);
+  if (!ok) return false;
+  ok = la_check_info(c, ts_rt_tensor_data(o[1]), 1, "inv", true, LA_ERR_INV);
+  ts_rt_tensor_release(o[1]);
+  int64_t sizes[TS_RT_MAX_DIMS];
+  int32_t nd = 0;
+  for (int32_t i = (int32_t)ind; i < A->ndim; i++) sizes[nd++] = A->sizes[i];
+  for (int32_t i = 0; i < ind; i++) sizes[nd++] = A->sizes[i];
+  ts_rt_tensor *r = ok ? la_reshape(c, o[0], nd, sizes) : NULL;
+  ts_rt_tensor_release(o[0]);
+  return r && la_put(call, &r, 1);
+}
+
+/* linalg_tensorsolve(self, other, dims): self with dims moved to the end,
+ * as a (prod(other.shape), prod(rest)) matrix, solved against other
+ * flattened, shaped self.shape[other.ndim:] */
+static bool la_k_tensorsolve(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *B;
+  int64_t dims[TS_RT_MAX_DIMS];
+  uint32_t ndims = 0;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_tensor(c, call, 1, &B) || !ts_rt_arg_check(c, call, 2)) return false;
+  if (call->in[2].tag != TS_IV_NONE && !ts_rt_arg_ints(c, call, 2, dims, TS_RT_MAX_DIMS, &ndims, 0)) return false;
+  int32_t nd = A->ndim;
+  int64_t perm[TS_RT_MAX_DIMS];
+  bool used[TS_RT_MAX_DIMS] = {false};
+  if ((int32_t)ndims > nd) return ts_rt_fail(c, "movedim: Invalid source or destination dims");
+  for (uint32_t i = 0; i < ndims; i++) {
+    int64_t w = 0;
+    if (!ts_rt_wrap_dim(c, dims[i], nd, &w)) return false;
+    if (used[w]) return ts_rt_fail(c, "movedim: repeated dim in `source` ([%lld])", (long long)dims[i]);
+    used[w] = true;
+    perm[nd - (int32_t)ndims + (int32_t)i] = w;
+  }
+  for (int32_t i = 0, j = 0; i < nd; i++)
+    if (!used[i]) perm[j++] = i;
+  int64_t sizes[TS_RT_MAX_DIMS], strides[TS_RT_MAX_DIMS];
+  for (int32_t i = 0; i < nd; i++) {
+    sizes[i] = A->sizes[perm[i]];
+    strides[i] = A->strides[perm[i]];
+  }
+  int32_t bn = B->ndim < nd ? B->ndim : nd;
+  int64_t rp = 0, op = 0;
+  if (!la_prod(c, sizes + bn, nd - bn, &rp) || !la_prod(c, B->sizes, B->ndim, &op)) return false;
+  if (rp != op)
+    return ts_rt_fail(c,
+                      "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                      "prod(self.shape[:other.ndim]), but got %lld != %lld",
+                      (long long)rp, (long long)op);
+  ts_rt_tensor *P = ts_rt_tensor_view(c, A, A->offset, nd, sizes, strides);
+  int64_t sq[2] = {rp, rp};
+  ts_rt_tensor *M = P ? la_reshape(c, P, 2, sq) : NULL;
+  ts_rt_tensor *v = M ? la_reshape(c, B, 1, &op) : NULL, *o[4];
+  bool ok = v && la_solve(c, M, v, true, o);
+  if (P) ts_rt_tensor_release(P);
+  if (M) ts_rt_tensor_release(M);
+  if (v) ts_rt_tensor_release(v);
+  if (!ok) return false;
+  ok = la_check_info(c, ts_rt_tensor_data(o[3]), 1, "torch.linalg.solve", true, LA_ERR_SOLVE);
+  la_release(o + 1, 3);
+  ts_rt_tensor *r = ok ? la_reshape(c, o[0], nd - bn, sizes + bn) : NULL;
+  ts_rt_tensor_release(o[0]);
+  return r && la_put(call, &r, 1);
+}
+
+/* ----------------------------------------------------------- lstsq */
+
+typedef enum { LA_GELS, LA_GELSY, LA_GELSD, LA_GELSS } la_driver;
+
+/* One least-squares solve in place: a (m x n, lda), b (ldb x k; the
+ * solution in its first n rows). rank and s where the driver gives them. */
+static ts_la_int la_lstsq_one(la_driver dv, bool d, ts_la_int m, ts_la_int n, ts_la_int k, void *a, ts_la_int lda,
+                              void *b, ts_la_int ldb, double rcond, ts_la_int *rank, void *s, void *work,
+                              ts_la_int lwork, ts_la_int *iwork) {
+  ts_la_int inf = 0;
+  char tn = 'N';
+  float rf = (float)rcond;
+  switch (dv) {
+  case LA_GELS:
+    if (d)
+      dgels_(&tn, &m, &n, &k, a, &lda, b, &ldb, work, &lwork, &inf, 1);
+    else
+      sgels_(&tn, &m, &n, &k, a, &lda, b, &ldb, work, &lwork, &inf, 1);
+    break;
+  case LA_GELSY:
+    for (ts_la_int j = 0; j < n; j++) iwork[j] = 0;
+    if (d)
+      dgelsy_(&m, &n, &k, a, &lda, b, &ldb, iwork, &rcond, rank, work, &lwork, &inf);
+    else
+      sgelsy_(&m, &n, &k, a, &lda, b, &ldb, iwork, &rf, rank, work, &lwork, &inf);
+    break;
+  case LA_GELSD:
+    if (d)
+      dgelsd_(&m, &n, &k, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, iwork, &inf);
+    else
+      sgelsd_(&m, &n, &k, a, &lda, b, &ldb, s, &rf, rank, work, &lwork, iwork, &inf);
+    break;
+  case LA_GELSS:
+    if (d)
+      dgelss_(&m, &n, &k, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, &inf);
+    else
+      sgelss_(&m, &n, &k, a, &lda, b, &ldb, s, &rf, rank, work, &lwork, &inf);
+    break;
+  }
+  return inf;
+}
+
+/* linalg_lstsq(self, b, rcond, *, driver) -> (solution, residuals, rank,
+ * singular_values), as ATen: rank for gelsy/gelsd/gelss, singular values
+ * for gelsd/gelss, residuals when m > n and not gelsy (gelsd/gelss: only
+ * when every matrix has rank n), a b of one dim less than self a vector */
+static bool la_k_lstsq(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *B;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_tensor(c, call, 1, &B) || !ts_rt_arg_check(c, call, 2) ||
+      !ts_rt_arg_check(c, call, 3))
+    return false;
+  double rcond = -1;
+  bool has_rcond = call->in[2].tag != TS_IV_NONE;
+  if (has_rcond && !ts_rt_arg_double(c, call, 2, &rcond)) return false;
+  la_driver dv = LA_GELSY;
+  if (call->in[3].tag != TS_IV_NONE) {
+    const ts_rt_str *s;
+    if (!ts_rt_arg_str(c, call, 3, &s)) return false;
+    static const char *names[] = {"gels", "gelsy", "gelsd", "gelss"};
+    int found = -1;
+    for (int i = 0; i < 4; i++)
+      if (s->len == strlen(names[i]) && !memcmp(s->data, names[i], s->len)) found = i;
+    if (found < 0)
+      return ts_rt_fail(c, "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
+    dv = (la_driver)found;
+  }
+  if (A->ndim < 2) return ts_rt_fail(c, "torch.linalg.lstsq: input must have at least 2 dimensions.");
+  if (B->ndim < 1) return ts_rt_fail(c, "torch.linalg.lstsq: other must have at least 1 dimension.");
+  if (A->dtype != B->dtype)
+    return ts_rt_fail(c, "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype "
+                         "%s and other's dtype %s",
+                      ts_rt_dtype_name((ts_dtype)A->dtype), ts_rt_dtype_name((ts_dtype)B->dtype));
+  int32_t diff = A->ndim - B->ndim;
+  if (diff < 0 || diff > 1)
+    return ts_rt_fail(c, "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and (input.dim() - "
+                         "other.dim()) <= 1");
+  bool vec = diff == 1;
+  int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
+  int64_t bm = vec ? B->sizes[B->ndim - 1] : B->sizes[B->ndim - 2], k = vec ? 1 : B->sizes[B->ndim - 1];
+  if (bm != m)
+    return ts_rt_fail(c, vec ? "torch.linalg.lstsq: input.size(-2) should match other.size(-1)"
+                             : "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
+  if (!la_check_float(c, A, "torch.linalg.lstsq", "linalg_lstsq_cpu")) return false;
+  int64_t mx = m > n ? m : n, mn = m < n ? m : n;
+  if (!la_dims_ok(c, mx, k) || !la_dims_ok(c, m, n)) return false;
+  bool d = A->dtype == TS_DT_FLOAT64;
+  size_t esz = d ? 8 : 4;
+  if (!has_rcond) rcond = la_eps(d, m, n);
+  /* B as a matrix (a vector gets a trailing dim of 1) */
+  ts_rt_tensor *Bm;
+  if (vec) {
+    int64_t sizes[TS_RT_MAX_DIMS], strides[TS_RT_MAX_DIMS];
+    memcpy(sizes, B->sizes, (size_t)B->ndim * sizeof *sizes);
+    memcpy(strides, B->strides, (size_t)B->ndim * sizeof *strides);
+    sizes[B->ndim] = 1;
+    strides[B->ndim] = 1;
+    Bm = ts_rt_tensor_view(c, B, B->offset, B->ndim + 1, sizes, strides);
+  } else {
+    Bm = B;
+    ts_rt_tensor_retain(Bm);
+  }
+  if (!Bm) return false;
+  la_batch b;
+  la_batch_of(&b, Bm, 2);
+  ts_rt_tensor *o[4] = {NULL, NULL, NULL, NULL};
+  if (!la_batch_bcast(c, &b, A, 2)) {
+    ts_rt_tensor_release(Bm);
+    return false;
+  }
+  o[0] = vec ? la_new(c, (ts_dtype)A->dtype, &b, 1, n, 0, true) : la_new(c, (ts_dtype)A->dtype, &b, 2, n, k, true);
+  bool has_rank = dv != LA_GELS, has_s = dv == LA_GELSD || dv == LA_GELSS;
+  if (o[0]) o[2] = has_rank ? la_new(c, TS_DT_INT64, &b, 0, 0, 0, true) : la_empty(c, TS_DT_INT64);
+  if (o[2]) o[3] = has_s ? la_new(c, (ts_dtype)A->dtype, &b, 1, mn, 0, true) : la_empty(c, (ts_dtype)A->dtype);
+  int64_t lda = la_max1(m), ldb = la_max1(mx);
+  ts_la_int im = (ts_la_int)m, in = (ts_la_int)n, ik = (ts_la_int)k, ilda = (ts_la_int)lda, ildb = (ts_la_int)ldb;
+  bool work_needed = m > 0 && n > 0 && k > 0;
+  ts_la_int lwork = 1, iwq = 1, rk = 0;
+  if (o[3] && work_needed) {
+    double wq = 0;
+    float wqf = 0;
+    ts_la_int q = -1;
+    ts_la_int *iw = &iwq;
+    if (d)
+      la_lstsq_one(dv, true, im, in, ik, NULL, ilda, NULL, ildb, rcond, &rk, NULL, &wq, q, iw);
+    else
+      la_lstsq_one(dv, false, im, in, ik, NULL, ilda, NULL, ildb, rcond, &rk, NULL, &wqf, q, iw);
+    lwork = (ts_la_int)(d ? wq : wqf) + 1;
+  }
+  /* gelsy's jpvt (n), gelsd's iwork (the query's size) */
+  int64_t niw = dv == LA_GELSD ? (iwq > n ? iwq : n) : n;
+  void *ab = o[3] ? la_scratch(c, lda * n, esz) : NULL;
+  void *bb = ab ? la_scratch(c, ldb * k, esz) : NULL;
+  void *sb = bb ? la_scratch(c, mn, esz) : NULL;
+  void *work = sb ? la_scratch(c, lwork, esz) : NULL;
+  ts_la_int *iwork = work ? la_scratch(c, niw, sizeof(ts_la_int)) : NULL;
+  int32_t *info = iwork ? la_scratch(c, b.n, sizeof(int32_t)) : NULL;
+  /* the rows n..m-1 of each solution, for the residuals */
+  void *res = info && m > n ? la_scratch(c, b.n * k, sizeof(double)) : NULL;
+  bool ok = info != NULL && (m <= n || res != NULL);
+  bool all_full = true;
+  for (int64_t i = 0; ok && i < b.n; i++) {
+    la_load(A, la_off(A, 2, &b, i), ab, lda, false);
+    memset(bb, 0, (size_t)(ldb * k) * esz);
+    la_load(Bm, la_off(Bm, 2, &b, i), bb, ldb, false);
+    rk = 0;
+    info[i] = work_needed ? la_lstsq_one(dv, d, im, in, ik, ab, ilda, bb, ildb, rcond, &rk, sb, work, lwork, iwork) : 0;
+    if (!work_needed) memset(bb, 0, (size_t)(ldb * k) * esz);
+    if (has_rank) ((int64_t *)ts_rt_tensor_data(o[2]))[i] = rk;
+    if (rk != n) all_full = false;
+    if (has_s) memcpy((char *)ts_rt_tensor_data(o[3]) + (size_t)(i * mn) * esz, sb, (size_t)mn * esz);
+    /* the solution: the first n rows */
+    char *xp = (char *)ts_rt_tensor_data(o[0]) + (size_t)(i * n * k) * esz;
+    for (int64_t r = 0; r < n; r++)
+      for (int64_t j = 0; j < k; j++)
+        la_set(xp, d, r * k + j, m == 0 ? 0 : la_get(bb, d, r + j * ldb));
+    if (res)
+      for (int64_t j = 0; j < k; j++) {
+        double acc = 0;
+        float accf = 0;
+        for (int64_t r = n; r < m; r++) {
+          double v = la_get(bb, d, r + j * ldb);
+          acc += v * v;
+          accf += (float)v * (float)v;
+        }
+        ((double *)res)[i * k + j] = d ? acc : (double)accf;
+      }
+  }
+  if (ok) ok = la_check_info(c, info, b.n, "torch.linalg.lstsq", A->ndim == 2, LA_ERR_SVD) ;
+  if (ok) {
+    bool want = m > n && dv != LA_GELSY && (dv == LA_GELS || all_full);
+    o[1] = want ? la_new(c, (ts_dtype)A->dtype, &b, 1, k, 0, false) : la_empty(c, (ts_dtype)A->dtype);
+    ok = o[1] != NULL;
+    if (ok && want)
+      for (int64_t i = 0; i < b.n * k; i++) la_set(ts_rt_tensor_data(o[1]), d, i, ((double *)res)[i]);
+  }
+  ts_rt_free(ab);
+  ts_rt_free(bb);
+  ts_rt_free(sb);
+  ts_rt_free(work);
+  ts_rt_free(iwork);
+  ts_rt_free(info);
+  ts_rt_free(res);
+  ts_rt_tensor_release(Bm);
+  if (!ok) {
+    la_release(o, 4);
+    return false;
+  }
+  return la_put(call, o, 4);
+}
+
+/* ------------------------------------------------------------- LDL */
+
+/* linalg_ldl_factor_ex(self, *, hermitian, check_errors) -> (LD, pivots, info):
+ * sytrf on the lower triangle of A, as ATen (upper false) */
+static bool la_ldl(ts_rt_ctx *c, const ts_rt_tensor *A, ts_rt_tensor **o) {
+  const char *fn = "torch.linalg.ldl_factor_ex";
+  if (!la_check_square(c, A, fn, "A") || !la_check_float(c, A, fn, "ldl_factor_cpu")) return false;
+  bool d = A->dtype == TS_DT_FLOAT64;
+  size_t esz = d ? 8 : 4;
+  int64_t n = A->sizes[A->ndim - 1], ld = la_max1(n);
+  la_batch b;
+  la_batch_of(&b, A, 2);
+  o[0] = la_new(c, (ts_dtype)A->dtype, &b, 2, n, n, false);
+  o[1] = o[0] ? la_new(c, TS_DT_INT32, &b, 1, n, 0, true) : NULL;
+  o[2] = o[1] ? la_new(c, TS_DT_INT32, &b, 0, 0, 0, true) : NULL;
+  char uplo = 'L';
+  ts_la_int in = (ts_la_int)n, ild = (ts_la_int)ld, lwork = -1, inf = 0;
+  if (o[2] && n > 0) {
+    double wq = 0;
+    float wqf = 0;
+    if (d)
+      dsytrf_(&uplo, &in, NULL, &ild, NULL, &wq, &lwork, &inf, 1);
+    else
+      ssytrf_(&uplo, &in, NULL, &ild, NULL, &wqf, &lwork, &inf, 1);
+    lwork = (ts_la_int)(d ? wq : wqf) + 1;
+  }
+  if (lwork < 1) lwork = 1;
+  void *buf = o[2] ? la_scratch(c, ld * n, esz) : NULL;
+  void *work = buf ? la_scratch(c, lwork, esz) : NULL;
+  if (!work) {
+    ts_rt_free(buf);
+    la_release(o, 3);
+    return false;
+  }
+  for (int64_t i = 0; i < b.n; i++) {
+    la_load(A, la_off(A, 2, &b, i), buf, ld, false);
+    la_keep_tri(buf, d, n, ld, false);
+    inf = 0;
+    int32_t *pv = (int32_t *)ts_rt_tensor_data(o[1]) + i * n;
+    if (n > 0) {
+      if (d)
+        dsytrf_(&uplo, &in, buf, &ild, pv, work, &lwork, &inf, 1);
+      else
+        ssytrf_(&uplo, &in, buf, &ild, pv, work, &lwork, &inf, 1);
+    }
+    ((int32_t *)ts_rt_tensor_data(o[2]))[i] = inf;
+    la_store(o[0], i, buf, ld, false);
+  }
+  ts_rt_free(buf);
+  ts_rt_free(work);
+  return true;
+}
+
+static bool la_k_ldl_factor_ex(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[3];
+  bool herm, check;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_bool(c, call, 1, &herm) || !ts_rt_arg_bool(c, call, 2, &check) ||
+      !la_ldl(c, A, o))
+    return false;
+  const int32_t *info = ts_rt_tensor_data(o[2]);
+  for (int64_t i = 0; check && i < ts_rt_tensor_numel(o[2]); i++)
+    if (info[i] > 0) {
+      la_release(o, 3);
+      return ts_rt_fail(c, "torch.linalg.ldl_factor_ex: Unknown error code: %d.", info[i]);
+    }
+  return la_put(call, o, 3);
+}
+
+/* linalg_ldl_factor(self, *, hermitian) -> (LD, pivots) */
+static bool la_k_ldl_factor(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[3];
+  bool herm;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_bool(c, call, 1, &herm) || !la_ldl(c, A, o)) return false;
+  const int32_t *info = ts_rt_tensor_data(o[2]);
+  for (int64_t i = 0; i < ts_rt_tensor_numel(o[2]); i++)
+    if (info[i] > 0) {
+      la_release(o, 3);
+      return ts_rt_fail(c, "torch.linalg.ldl_factor: Unknown error code: %d.", info[i]);
+    }
+  ts_rt_tensor_release(o[2]);
+  return la_put(call, o, 2);
+}
+
+/* linalg_ldl_solve(LD, pivots, B, *, hermitian): sytrs, batches broadcast */
+static bool la_k_ldl_solve(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *LD, *piv, *B;
+  bool herm;
+  if (!ts_rt_arg_tensor(c, call, 0, &LD) || !ts_rt_arg_tensor(c, call, 1, &piv) || !ts_rt_arg_tensor(c, call, 2, &B) ||
+      !ts_rt_arg_bool(c, call, 3, &herm))
+    return false;
+  const char *fn = "torch.linalg.ldl_solve";
+  if (!la_check_square(c, LD, fn, "LD") || !la_check_float(c, LD, fn, "ldl_solve_cpu") ||
+      !la_check_matrix(c, B, fn, "B"))
+    return false;
+  int64_t n = LD->sizes[LD->ndim - 1];
+  bool shape_ok = piv->ndim == LD->ndim - 1;
+  for (int32_t i = 0; shape_ok && i < piv->ndim; i++) shape_ok = piv->sizes[i] == LD->sizes[i];
+  if (!shape_ok) return ts_rt_fail(c, "%s: Expected LD.shape[:-2] and pivots.shape[:-1] to be the same", fn);
+  if (piv->dtype != TS_DT_INT32)
+    return ts_rt_fail(c, "%s: Expected pivots to be integers. Got %s", fn, ts_rt_dtype_name((ts_dtype)piv->dtype));
+  if (LD->dtype != B->dtype)
+    return ts_rt_fail(c, "%s: LD dtype %s does not match b dtype %s", fn, ts_rt_dtype_name((ts_dtype)LD->dtype),
+                      ts_rt_dtype_name((ts_dtype)B->dtype));
+  if (B->sizes[B->ndim - 2] != n)
+    return ts_rt_fail(c, "%s: Incompatible shapes of A and B for the equation AX = B (%lldx%lld and %lldx%lld)", fn,
+                      (long long)n, (long long)n, (long long)B->sizes[B->ndim - 2], (long long)B->sizes[B->ndim - 1]);
+  int64_t k = B->sizes[B->ndim - 1], ld = la_max1(n);
+  if (!la_dims_ok(c, n, k)) return false;
+  la_batch b;
+  la_batch_of(&b, B, 2);
+  if (!la_batch_bcast(c, &b, LD, 2)) return false;
+  bool d = LD->dtype == TS_DT_FLOAT64;
+  size_t esz = d ? 8 : 4;
+  ts_rt_tensor *X = la_new(c, (ts_dtype)B->dtype, &b, 2, n, k, false);
+  void *lb = X ? la_scratch(c, ld * n, esz) : NULL;
+  void *xb = lb ? la_scratch(c, ld * k, esz) : NULL;
+  ts_la_int *ip = xb ? la_scratch(c, n, sizeof(ts_la_int)) : NULL;
+  if (!ip) {
+    ts_rt_free(lb);
+    ts_rt_free(xb);
+    if (X) ts_rt_tensor_release(X);
+    return false;
+  }
+  const int32_t *pv = (const int32_t *)piv->storage->data;
+  int64_t ps = piv->strides[piv->ndim - 1];
+  char uplo = 'L';
+  bool ok = true;
+  for (int64_t i = 0; ok && i < b.n; i++) {
+    la_load(LD, la_off(LD, 2, &b, i), lb, ld, false);
+    int64_t po = la_off(piv, 1, &b, i);
+    for (int64_t j = 0; j < n; j++) {
+      ip[j] = pv[po + j * ps];
+      /* sytrs indexes rows by the pivots: refuse ones outside the matrix */
+      if (ip[j] == 0 || ip[j] > n || ip[j] < -n) ok = ts_rt_fail(c, "%s: invalid pivots", fn);
+    }
+    la_load(B, la_off(B, 2, &b, i), xb, ld, false);
+    ts_la_int in = (ts_la_int)n, ik = (ts_la_int)k, ild = (ts_la_int)ld, inf = 0;
+    if (ok && n > 0 && k > 0) {
+      if (d)
+        dsytrs_(&uplo, &in, &ik, lb, &ild, ip, xb, &ild, &inf, 1);
+      else
+        ssytrs_(&uplo, &in, &ik, lb, &ild, ip, xb, &ild, &inf, 1);
+    }
+    la_store(X, i, xb, ld, false);
+  }
+  ts_rt_free(lb);
+  ts_rt_free(xb);
+  ts_rt_free(ip);
+  if (!ok) {
+    ts_rt_tensor_release(X);
+    return false;
+  }
+  return la_put(call, &X, 1);
+}
+
 /* ---------------------------------------------------------- table */
 
 const ts_rt_kernel_def ts_rt_kernels_linalg[] = {
@@ -1787,16 +2631,30 @@ const ts_rt_kernel_def ts_rt_kernels_linalg[] = {
     {"aten::inverse", la_k_inv},
     {"aten::linalg_cholesky", la_k_linalg_cholesky},
     {"aten::linalg_cholesky_ex", la_k_cholesky_ex},
+    {"aten::linalg_cond", la_k_cond},
+    {"aten::linalg_cond.p_str", la_k_cond_str},
     {"aten::linalg_det", la_k_det},
     {"aten::linalg_eigh", la_k_eigh},
     {"aten::linalg_eigvalsh", la_k_eigvalsh},
     {"aten::linalg_householder_product", la_k_householder},
     {"aten::linalg_inv", la_k_inv},
     {"aten::linalg_inv_ex", la_k_inv_ex},
+    {"aten::linalg_ldl_factor", la_k_ldl_factor},
+    {"aten::linalg_ldl_factor_ex", la_k_ldl_factor_ex},
+    {"aten::linalg_ldl_solve", la_k_ldl_solve},
+    {"aten::linalg_lstsq", la_k_lstsq},
     {"aten::linalg_lu", la_k_linalg_lu},
     {"aten::linalg_lu_factor", la_k_lu_factor},
     {"aten::linalg_lu_factor_ex", la_k_lu_factor_ex},
     {"aten::linalg_lu_solve", la_k_linalg_lu_solve},
+    {"aten::linalg_matrix_rank", la_k_rank_tol},
+    {"aten::linalg_matrix_rank.atol_rtol_float", la_k_rank_atol_rtol},
+    {"aten::linalg_matrix_rank.atol_rtol_tensor", la_k_rank_atol_rtol},
+    {"aten::linalg_matrix_rank.tol_tensor", la_k_rank_tol},
+    {"aten::linalg_pinv", la_k_pinv_rcond},
+    {"aten::linalg_pinv.atol_rtol_float", la_k_pinv_atol_rtol},
+    {"aten::linalg_pinv.atol_rtol_tensor", la_k_pinv_atol_rtol},
+    {"aten::linalg_pinv.rcond_tensor", la_k_pinv_rcond_t},
     {"aten::linalg_qr", la_k_linalg_qr},
     {"aten::linalg_slogdet", la_k_slogdet},
     {"aten::linalg_solve", la_k_solve},
@@ -1804,11 +2662,14 @@ const ts_rt_kernel_def ts_rt_kernels_linalg[] = {
     {"aten::linalg_solve_triangular", la_k_solve_triangular},
     {"aten::linalg_svd", la_k_linalg_svd},
     {"aten::linalg_svdvals", la_k_svdvals},
+    {"aten::linalg_tensorinv", la_k_tensorinv},
+    {"aten::linalg_tensorsolve", la_k_tensorsolve},
     {"aten::logdet", la_k_logdet},
     {"aten::lu_solve", la_k_lu_solve},
     {"aten::lu_unpack", la_k_lu_unpack},
     {"aten::orgqr", la_k_householder},
     {"aten::ormqr", la_k_ormqr},
+    {"aten::pinverse", la_k_pinverse},
     {"aten::qr", la_k_qr},
     {"aten::slogdet", la_k_slogdet},
     {"aten::svd", la_k_svd},
