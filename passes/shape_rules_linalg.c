@@ -196,7 +196,7 @@ static void sl_as_input(ts_sr_call *c, uint32_t i, bool square, bool info) {
   if (info) sl_set(c, 1, &a, a.rank - 2, TS_DT_INT32, 0, 0, 0);
 }
 
-/* linalg_cholesky, cholesky, cholesky_inverse: as A */
+/* linalg_cholesky, cholesky, cholesky_inverse, matrix_exp: as A */
 static void sr_as_square(ts_sr_call *c) { sl_as_input(c, 0, true, false); }
 /* linalg_cholesky_ex: L as A, info (*) */
 static void sr_cholesky_ex(ts_sr_call *c) { sl_as_input(c, 0, true, true); }
@@ -358,6 +358,7 @@ const ts_sr_def ts_sr_rules_linalg[] = {
     {"aten::linalg_lu_factor", sr_lu_factor},
     {"aten::linalg_lu_factor_ex", sr_lu_factor},
     {"aten::linalg_lu_solve", sr_lu_solve},
+    {"aten::linalg_matrix_exp", sr_as_square},
     {"aten::linalg_matrix_rank", sr_matrix_rank},
     {"aten::linalg_matrix_rank.atol_rtol_float", sr_matrix_rank},
     {"aten::linalg_matrix_rank.atol_rtol_tensor", sr_matrix_rank},
@@ -375,6 +376,7 @@ const ts_sr_def ts_sr_rules_linalg[] = {
     {"aten::logdet", sr_det},
     {"aten::lu_solve", sr_lu_solve},
     {"aten::lu_unpack", sr_lu_unpack},
+    {"aten::matrix_exp", sr_as_square},
     {"aten::orgqr", sr_as_input0},
     {"aten::ormqr", sr_ormqr},
     {"aten::pinverse", sr_pinv},

@@ -4,7 +4,8 @@
  * potri; triangular solves by trsm; eigh by syevd; SVD by gesdd; QR by
  * geqrf, orgqr, ormqr; lstsq by the driver asked for, gelsy by default;
  * LDL by sytrf, sytrs; pinv, matrix_rank and cond over the SVD or eigh as
- * ATen composes them) on the same library (Debian's PyTorch calls
+ * ATen composes them; matrix_exp, not a LAPACK routine, by scaling and
+ * squaring in double) on the same library (Debian's PyTorch calls
  * OpenBLAS's LAPACK too), so that pivots, signs and orderings come out as
  * PyTorch's.
  *
@@ -24,6 +25,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <cblas.h>
 
 #include "args.h"
 #include "lapack.h"
@@ -837,15 +840,15 @@ static bool la_inv(ts_rt_ctx *c, const ts_rt_tensor *A, const char *fn, ts_rt_te
   int64_t n = A->sizes[A->ndim - 1];
   la_batch b;
   la_batch_of(&b, A, 2);
-  ts_rt_tensor *I = la_new(c, (ts_dtype)A->dtype, &b, 2, n, n, true);
-  if (!I) return false;
+  ts_rt_tensor *eye = la_new(c, (ts_dtype)A->dtype, &b, 2, n, n, true);
+  if (!eye) return false;
   size_t esz = ts_dtype_size((ts_dtype)A->dtype);
-  char *ip = ts_rt_tensor_data(I);
+  char *ip = ts_rt_tensor_data(eye);
   for (int64_t i = 0; i < b.n; i++)
     for (int64_t j = 0; j < n; j++) ts_rt_store_f64(ip + (size_t)(i * n * n + j * (n + 1)) * esz, (ts_dtype)A->dtype, 1);
   ts_rt_tensor *s[4];
-  bool ok = la_solve(c, A, I, true, s);
-  ts_rt_tensor_release(I);
+  bool ok = la_solve(c, A, eye, true, s);
+  ts_rt_tensor_release(eye);
   if (!ok) return false;
   la_release(s + 1, 2);
   o[0] = s[0];
@@ -2614,6 +2617,73 @@ static bool la_k_ldl_solve(ts_rt_ctx *c, ts_rt_call *call) {
   return la_put(call, &X, 1);
 }
 
+/* ------------------------------------------------------ matrix_exp */
+
+/* exp(A) by scaling and squaring in double whatever the dtype: A / 2^s
+ * with ||A / 2^s||_1 <= 1/2, the Taylor polynomial of degree 18 there
+ * (Horner; the remainder below 1e-22), squared s times, rounded to the
+ * dtype at the end. PyTorch evaluates Bader, Blanes and Casas's optimised
+ * degree-18 polynomial in the dtype itself; the double evaluation stays
+ * within PyTorch's own float32 error of the exact value. */
+static void la_expm(double *a, int64_t n, double *p, double *t) {
+  double norm = 0;
+  for (int64_t j = 0; j < n; j++) {
+    double cs = 0;
+    for (int64_t i = 0; i < n; i++) cs += fabs(a[i * n + j]);
+    if (cs > norm || isnan(cs)) norm = cs;
+  }
+  int s = 0;
+  if (norm > 0.5) s = isfinite(norm) ? (int)ceil(log2(norm / 0.5)) : 1100;
+  if (s > 1100) s = 1100;
+  double sc = ldexp(1.0, -s);
+  for (int64_t i = 0; i < n * n; i++) a[i] *= sc;
+  /* p = I + a/18 (I + a/17 (I + ...)) */
+  for (int64_t i = 0; i < n * n; i++) p[i] = i % (n + 1) == 0 ? 1 : 0;
+  for (int k = 18; k >= 1; k--) {
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)n, (blasint)n, (blasint)n, 1.0 / k, a, (blasint)n,
+                p, (blasint)n, 0.0, t, (blasint)n);
+    for (int64_t i = 0; i < n * n; i++) p[i] = t[i] + (i % (n + 1) == 0 ? 1 : 0);
+  }
+  for (int k = 0; k < s; k++) {
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)n, (blasint)n, (blasint)n, 1.0, p, (blasint)n, p,
+                (blasint)n, 0.0, t, (blasint)n);
+    memcpy(p, t, (size_t)(n * n) * sizeof *p);
+  }
+}
+
+/* linalg_matrix_exp(self), matrix_exp(self) */
+static bool la_k_matrix_exp(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A;
+  if (!ts_rt_arg_tensor(c, call, 0, &A)) return false;
+  if (!la_check_square(c, A, "linalg.matrix_exp", "A") || !la_check_float(c, A, "matrix_exp", "matrix_exp")) return false;
+  bool d = A->dtype == TS_DT_FLOAT64;
+  int64_t n = A->sizes[A->ndim - 1];
+  la_batch b;
+  la_batch_of(&b, A, 2);
+  ts_rt_tensor *r = la_new(c, (ts_dtype)A->dtype, &b, 2, n, n, false);
+  double *buf = r ? la_scratch(c, 3 * n * n, sizeof(double)) : NULL;
+  double *ab = r ? la_scratch(c, n * n, sizeof(double)) : NULL;
+  if (!buf || !ab) {
+    ts_rt_free(buf);
+    ts_rt_free(ab);
+    if (r) ts_rt_tensor_release(r);
+    return false;
+  }
+  const char *src = A->storage->data;
+  int64_t rs = A->strides[A->ndim - 2], cs = A->strides[A->ndim - 1];
+  for (int64_t i = 0; i < b.n && n > 0; i++) {
+    int64_t off = la_off(A, 2, &b, i);
+    for (int64_t x = 0; x < n; x++)
+      for (int64_t y = 0; y < n; y++) ab[x * n + y] = la_get(src, d, off + x * rs + y * cs);
+    la_expm(ab, n, buf, buf + n * n);
+    void *rp = ts_rt_tensor_data(r);
+    for (int64_t x = 0; x < n * n; x++) la_set(rp, d, i * n * n + x, buf[x]);
+  }
+  ts_rt_free(buf);
+  ts_rt_free(ab);
+  return la_put(call, &r, 1);
+}
+
 /* ---------------------------------------------------------- table */
 
 const ts_rt_kernel_def ts_rt_kernels_linalg[] = {
@@ -2647,6 +2717,7 @@ const ts_rt_kernel_def ts_rt_kernels_linalg[] = {
     {"aten::linalg_lu_factor", la_k_lu_factor},
     {"aten::linalg_lu_factor_ex", la_k_lu_factor_ex},
     {"aten::linalg_lu_solve", la_k_linalg_lu_solve},
+    {"aten::linalg_matrix_exp", la_k_matrix_exp},
     {"aten::linalg_matrix_rank", la_k_rank_tol},
     {"aten::linalg_matrix_rank.atol_rtol_float", la_k_rank_atol_rtol},
     {"aten::linalg_matrix_rank.atol_rtol_tensor", la_k_rank_atol_rtol},
@@ -2667,6 +2738,7 @@ const ts_rt_kernel_def ts_rt_kernels_linalg[] = {
     {"aten::logdet", la_k_logdet},
     {"aten::lu_solve", la_k_lu_solve},
     {"aten::lu_unpack", la_k_lu_unpack},
+    {"aten::matrix_exp", la_k_matrix_exp},
     {"aten::orgqr", la_k_householder},
     {"aten::ormqr", la_k_ormqr},
     {"aten::pinverse", la_k_pinverse},
