@@ -1580,7 +1580,7 @@ static bool la_qr(ts_rt_ctx *c, const ts_rt_tensor *A, int mode, bool raw, ts_rt
     }
     if (raw) {
       la_store(o[0], i, buf, ld, false);
-      memcpy((char *)ts_rt_tensor_data(o[1]) + (size_t)(i * k) * esz, tau, (size_t)k * esz);
+      if (k > 0) memcpy((char *)ts_rt_tensor_data(o[1]) + (size_t)(i * k) * esz, tau, (size_t)k * esz);
       continue;
     }
     /* R: the upper triangle of the first rr rows */
@@ -2292,7 +2292,8 @@ static ts_la_int la_lstsq_one(la_driver dv, bool d, ts_la_int m, ts_la_int n, ts
       sgels_(&tn, &m, &n, &k, a, &lda, b, &ldb, work, &lwork, &inf, 1);
     break;
   case LA_GELSY:
-    for (ts_la_int j = 0; j < n; j++) iwork[j] = 0;
+    if (lwork != -1) /* jpvt: every column free; a query passes no array */
+      for (ts_la_int j = 0; j < n; j++) iwork[j] = 0;
     if (d)
       dgelsy_(&m, &n, &k, a, &lda, b, &ldb, iwork, &rcond, rank, work, &lwork, &inf);
     else
@@ -2421,7 +2422,7 @@ static bool la_k_lstsq(ts_rt_ctx *c, ts_rt_call *call) {
     if (!work_needed) memset(bb, 0, (size_t)(ldb * k) * esz);
     if (has_rank) ((int64_t *)ts_rt_tensor_data(o[2]))[i] = rk;
     if (rk != n) all_full = false;
-    if (has_s) memcpy((char *)ts_rt_tensor_data(o[3]) + (size_t)(i * mn) * esz, sb, (size_t)mn * esz);
+    if (has_s && mn > 0) memcpy((char *)ts_rt_tensor_data(o[3]) + (size_t)(i * mn) * esz, sb, (size_t)mn * esz);
     /* the solution: the first n rows */
     char *xp = (char *)ts_rt_tensor_data(o[0]) + (size_t)(i * n * k) * esz;
     for (int64_t r = 0; r < n; r++)
