@@ -76,6 +76,7 @@ extern const ts_sr_def ts_sr_rules_random[];
 extern const ts_sr_def ts_sr_rules_loss[];
 extern const ts_sr_def ts_sr_rules_stats[];
 extern const ts_sr_def ts_sr_rules_special[];
+extern const ts_sr_def ts_sr_rules_linalg[];
 
 /* Helpers for rules (shape_rules.c). Input i is argument i of the schema. */
 

@@ -41,6 +41,7 @@ extern const ts_rt_kernel_def ts_rt_kernels_unpool[];
 extern const ts_rt_kernel_def ts_rt_kernels_blas2[];
 extern const ts_rt_kernel_def ts_rt_kernels_stats[];
 extern const ts_rt_kernel_def ts_rt_kernels_special[];
+extern const ts_rt_kernel_def ts_rt_kernels_linalg[];
 
 static const ts_rt_kernel_def *ts_k_tables[] = {
     NULL /* pointwise */,   ts_rt_kernels_reduce, ts_rt_kernels_nn,   ts_rt_kernels_shape,
@@ -55,6 +56,7 @@ static const ts_rt_kernel_def *ts_k_tables[] = {
     ts_rt_kernels_loss, ts_rt_kernels_unpool,
     ts_rt_kernels_blas2, ts_rt_kernels_stats,
     ts_rt_kernels_special,
+    ts_rt_kernels_linalg,
 };
 static const ts_rt_kernel_def ts_k_none[] = {{NULL, NULL}};
 
