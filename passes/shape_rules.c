@@ -27,7 +27,7 @@
 /* ------------------------------------------------------------ registry */
 
 static const ts_sr_def *ts_sr_tables[] = {NULL /* pointwise */, ts_sr_rules_shape, ts_sr_rules_nn, ts_sr_rules_tensor,
-                                          ts_sr_rules_vision};
+                                          ts_sr_rules_vision, ts_sr_rules_views};
 static const ts_sr_def ts_sr_none[] = {{NULL, NULL}};
 
 static pthread_once_t ts_sr_once = PTHREAD_ONCE_INIT;

@@ -71,6 +71,7 @@ extern const ts_sr_def ts_sr_rules_shape[];
 extern const ts_sr_def ts_sr_rules_nn[];
 extern const ts_sr_def ts_sr_rules_tensor[];
 extern const ts_sr_def ts_sr_rules_vision[];
+extern const ts_sr_def ts_sr_rules_views[];
 
 /* Helpers for rules (shape_rules.c). Input i is argument i of the schema. */
 

@@ -33,6 +33,8 @@ extern const ts_rt_kernel_def ts_rt_kernels_nnmisc[];
 extern const ts_rt_kernel_def ts_rt_kernels_einsum[];
 extern const ts_rt_kernel_def ts_rt_kernels_search[];
 extern const ts_rt_kernel_def ts_rt_kernels_vision[];
+extern const ts_rt_kernel_def ts_rt_kernels_views[];
+extern const ts_rt_kernel_def ts_rt_kernels_shape2[];
 
 static const ts_rt_kernel_def *ts_k_tables[] = {
     NULL /* pointwise */,   ts_rt_kernels_reduce, ts_rt_kernels_nn,   ts_rt_kernels_shape,
@@ -41,7 +43,7 @@ static const ts_rt_kernel_def *ts_k_tables[] = {
     ts_rt_kernels_index,    ts_rt_kernels_layout, ts_rt_kernels_scan,
     ts_rt_kernels_pool3d,   ts_rt_kernels_upsample, ts_rt_kernels_gridsample,
     ts_rt_kernels_nnmisc,   ts_rt_kernels_einsum, ts_rt_kernels_search,
-    ts_rt_kernels_vision,
+    ts_rt_kernels_vision,   ts_rt_kernels_views,  ts_rt_kernels_shape2,
 };
 static const ts_rt_kernel_def ts_k_none[] = {{NULL, NULL}};
 
