@@ -1023,7 +1023,8 @@ static ts_rt_tensor *sh_nonzero(ts_rt_ctx *c, const ts_rt_tensor *a) {
   }
   int64_t sizes[2] = {count, nd};
   ts_rt_tensor *r = ts_rt_tensor_new(c, TS_DT_INT64, 2, sizes, false);
-  if (!r || count == 0) return r;
+  /* a 0-d input's coordinates have no columns (and r no bytes) */
+  if (!r || count == 0 || nd == 0) return r;
   int64_t *rp = ts_rt_tensor_data(r);
   memset(idx, 0, sizeof idx);
   off = a->offset;

@@ -610,13 +610,13 @@ static bool s2_k_combinations(ts_rt_ctx *ctx, ts_rt_call *call) {
   }
   if (r > 64) return ts_rt_fail(ctx, "tsaot: combinations of more than 64 elements are not supported");
   int64_t n = a->sizes[0], count = 0;
-  /* count the tuples first (bounded: each is at least one element) */
+  /* count the tuples first (bounded: the result's elements) */
   int64_t idx[64];
   bool any = rep ? n > 0 : n >= r;
   if (any) {
     for (int64_t j = 0; j < r; j++) idx[j] = rep ? 0 : j;
     for (;;) {
-      if (++count > (1 << 26)) return ts_rt_fail(ctx, "tsaot: combinations: too many rows");
+      if (++count * r > ((int64_t)1 << 26)) return ts_rt_fail(ctx, "tsaot: combinations: too many elements");
       int64_t j = r - 1;
       while (j >= 0 && idx[j] == (rep ? n - 1 : n - r + j)) j--;
       if (j < 0) break;
