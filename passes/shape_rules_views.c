@@ -231,7 +231,7 @@ static void sv_as_strided(ts_sr_call *c) {
 }
 
 /* The input's type unchanged (conj, resolve_conj, resolve_neg, real of a
- * real tensor). */
+ * real tensor; positive). */
 static void sv_same(ts_sr_call *c) {
   if (c->node->ninputs > 0 && c->node->inputs[0]->type->kind == TS_TY_TENSOR)
     ts_sr_set_type(c, 0, c->node->inputs[0]->type);
@@ -460,6 +460,7 @@ const ts_sr_def ts_sr_rules_views[] = {
     {"aten::narrow_copy", sv_narrow_copy},
     {"aten::numpy_T", sv_numpy_t},
     {"aten::numpy_T.a", sv_numpy_t},
+    {"aten::positive", sv_same},
     {"aten::put", sv_copy},
     {"aten::ravel", sv_ravel},
     {"aten::real", sv_same},

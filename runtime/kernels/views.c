@@ -1,8 +1,8 @@
 /* runtime/kernels/views.c: the view ops PyTorch composes from the basic ones
  * (broadcast_to, mT, mH, H, T, movedim/moveaxis, atleast_Nd, ravel,
- * hsplit/vsplit/dsplit, unfold, as_strided) and the conjugation ops, which
- * on real tensors return self (conj, resolve_conj, resolve_neg, real) or a
- * copy (conj_physical). Each shares its input's storage through
+ * hsplit/vsplit/dsplit, unfold, as_strided) and the ops that on real
+ * tensors return self (conj, resolve_conj, resolve_neg, real, positive) or
+ * a copy (conj_physical). Each shares its input's storage through
  * ts_rt_tensor_view with the geometry ATen's TensorShape.cpp gives, and
  * fails with its messages. Complex tensors are not held by the runtime yet:
  * the dtype checks below refuse anything that is not real. */
@@ -438,6 +438,14 @@ static bool vw_k_self(ts_rt_ctx *ctx, ts_rt_call *call) {
   return vw_put(call, a);
 }
 
+/* positive: self, bool refused */
+static bool vw_k_positive(ts_rt_ctx *ctx, ts_rt_call *call) {
+  VW_TENSOR(0, a);
+  if (a->dtype == TS_DT_BOOL) return ts_rt_fail(ctx, "The `+` operator, on a bool tensor is not supported.");
+  ts_rt_tensor_retain(a);
+  return vw_put(call, a);
+}
+
 /* conj_physical: a copy (real tensors conjugate to themselves) */
 static bool vw_k_conj_physical(ts_rt_ctx *ctx, ts_rt_call *call) {
   VW_TENSOR(0, a);
@@ -472,6 +480,7 @@ const ts_rt_kernel_def ts_rt_kernels_views[] = {
     {"aten::movedim.intlist", vw_k_movedim_list},
     {"aten::numpy_T", vw_k_numpy_T},
     {"aten::numpy_T.a", vw_k_numpy_T},
+    {"aten::positive", vw_k_positive},
     {"aten::ravel", vw_k_ravel},
     {"aten::real", vw_k_self},
     {"aten::resolve_conj", vw_k_self},
