@@ -962,7 +962,8 @@ static ts_rt_tensor *sh_index_select(ts_rt_ctx *c, const ts_rt_tensor *a, int64_
  * no bigger than a outside dim). */
 static ts_rt_tensor *sh_gather(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t dim, const ts_rt_tensor *index) {
   if (!ts_rt_wrap_dim(c, dim, a->ndim, &dim)) return NULL;
-  if (index->dtype != TS_DT_INT64) {
+  /* ATen checks the dtype of a non-empty index only */
+  if (index->dtype != TS_DT_INT64 && ts_rt_tensor_numel(index) != 0) {
     ts_rt_fail(c, "gather(): Expected dtype int64 for index");
     return NULL;
   }
@@ -1022,7 +1023,8 @@ static ts_rt_tensor *sh_nonzero(ts_rt_ctx *c, const ts_rt_tensor *a) {
   }
   int64_t sizes[2] = {count, nd};
   ts_rt_tensor *r = ts_rt_tensor_new(c, TS_DT_INT64, 2, sizes, false);
-  if (!r || count == 0) return r;
+  /* a 0-d input's coordinates have no columns (and r no bytes) */
+  if (!r || count == 0 || nd == 0) return r;
   int64_t *rp = ts_rt_tensor_data(r);
   memset(idx, 0, sizeof idx);
   off = a->offset;
