@@ -13,8 +13,8 @@ static void test_table(void) {
   if (!TS_CHECK(ok))
     fprintf(stderr, "%s", d.text.data ? d.text.data : "");
   ts_diag_free(&d);
-  /* PyTorch 1.13 registers some 2,100 ops; ops.def holds a few hundred */
-  TS_CHECK(ts_op_pytorch_count() > 1000);
+  /* PyTorch 1.13 registers some 2,100 ops; ops.def holds some 750 rows */
+  TS_CHECK(ts_op_pytorch_count() > 800);
   TS_CHECK(ts_op_pytorch_name(ts_op_pytorch_count()) == NULL);
 }
 
@@ -41,7 +41,7 @@ static void test_lookup(void) {
   }
   TS_CHECK_INTEQ(bad, 0);
   TS_CHECK_INTEQ(reprint, 0);
-  TS_CHECK(total > 2000);
+  TS_CHECK(total > 1500); /* of PyTorch's ~4,200 schemas, ops.def holds ~2,200 */
   uint32_t n = 7;
   TS_CHECK(ts_op_pytorch_schemas("aten::no_such_op", 16, &n) == NULL && n == 0);
   /* ops.def's own ops are not here */
