@@ -8,11 +8,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "lapack.h"
 #include "nn_util.h"
-
-/* LAPACK from OpenBLAS (Fortran calling convention). */
-extern void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b, const int *ldb,
-                   int *info);
 
 /* *slot = t, releasing what it held; false if t is NULL. */
 static bool bl_set(ts_rt_tensor **slot, ts_rt_tensor *t) {

@@ -1,4 +1,5 @@
-/* runtime/kernels/lapack.h: the LAPACK routines linalg.c calls, as the
+/* runtime/kernels/lapack.h: the LAPACK routines the kernels call (linalg.c;
+ * stats.c's singular values, blas2.c's matrix inverse), as the
  * Fortran symbols OpenBLAS exports (Debian's libopenblas carries LAPACK;
  * PyTorch 1.13 on Debian calls the same library through liblapack.so.3).
  * Column-major matrices, every argument by address, 32-bit integers (the
@@ -16,6 +17,8 @@ void sgetrf_(const ts_la_int *m, const ts_la_int *n, float *a, const ts_la_int *
              ts_la_int *info);
 void dgetrf_(const ts_la_int *m, const ts_la_int *n, double *a, const ts_la_int *lda, ts_la_int *ipiv,
              ts_la_int *info);
+void dgesv_(const ts_la_int *n, const ts_la_int *nrhs, double *a, const ts_la_int *lda, ts_la_int *ipiv, double *b,
+            const ts_la_int *ldb, ts_la_int *info);
 void sgetrs_(const char *trans, const ts_la_int *n, const ts_la_int *nrhs, const float *a, const ts_la_int *lda,
              const ts_la_int *ipiv, float *b, const ts_la_int *ldb, ts_la_int *info, size_t ltrans);
 void dgetrs_(const char *trans, const ts_la_int *n, const ts_la_int *nrhs, const double *a, const ts_la_int *lda,

@@ -17,12 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lapack.h"
 #include "nn_util.h"
-
-/* LAPACK from OpenBLAS (Fortran calling convention): singular values. */
-extern void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda, double *s, double *u,
-                    const int *ldu, double *vt, const int *ldvt, double *work, const int *lwork, int *iwork,
-                    int *info);
 
 /* *slot = t, releasing what it held; false if t is NULL. */
 static bool st_set(ts_rt_tensor **slot, ts_rt_tensor *t) {
@@ -600,14 +596,14 @@ static bool st_svals(ts_rt_ctx *c, const double *x, int64_t m, int64_t n, double
     return ts_rt_oom(c);
   }
   memcpy(a, x, (size_t)(m * n) * sizeof(double));
-  dgesdd_("N", &im, &in, a, &im, s, &dummy, &one, &dummy, &one, &wq, &lwork, iw, &info);
+  dgesdd_("N", &im, &in, a, &im, s, &dummy, &one, &dummy, &one, &wq, &lwork, iw, &info, 1);
   lwork = (int)wq + 1;
   double *work = ts_rt_malloc((size_t)lwork * sizeof(double));
   if (!work) {
     ts_rt_free(a), ts_rt_free(iw);
     return ts_rt_oom(c);
   }
-  dgesdd_("N", &im, &in, a, &im, s, &dummy, &one, &dummy, &one, work, &lwork, iw, &info);
+  dgesdd_("N", &im, &in, a, &im, s, &dummy, &one, &dummy, &one, work, &lwork, iw, &info, 1);
   ts_rt_free(work), ts_rt_free(a), ts_rt_free(iw);
   if (info > 0) return ts_rt_fail(c, "linalg.svd: The algorithm failed to converge because the input matrix is "
                                   "ill-conditioned or has too many repeated singular values (error code: %d).", info);
