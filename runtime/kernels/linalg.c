@@ -1455,7 +1455,7 @@ static bool la_eig(ts_rt_ctx *c, const ts_rt_tensor *A, bool vectors, ts_rt_tens
     info[i] = inf;
     char *wo = (char *)ts_rt_tensor_data(o[0]) + (size_t)(i * n * 2) * rsz;
     if (cplx) {
-      memcpy(wo, w, (size_t)(2 * n) * rsz);
+      if (n > 0) memcpy(wo, w, (size_t)(2 * n) * rsz); /* an empty output has no data */
       if (vectors) la_store(o[1], i, vr, n, false);
       continue;
     }
