@@ -570,7 +570,7 @@ static bool hg_k_histogramdd_ct(ts_rt_ctx *c, ts_rt_call *call) {
     return false;
   /* the int form takes self.size(-1) first */
   if (call->in[1].tag == TS_IV_INT && self->ndim == 0)
-    return ts_rt_fail(c, "dimension specified as -1 but tensor has no dimensions");
+    return ts_rt_fail(c, "Dimension specified as -1 but tensor has no dimensions");
   if (!hg_dd_counts(c, call, self, 1, call->in[2], w, density, e, &h)) return false;
   call->out[0] = ts_iv_tensor(h);
   if (!hg_list(c, e, self->sizes[self->ndim - 1], &call->out[1])) {
