@@ -33,7 +33,7 @@ static const ts_sr_def *ts_sr_tables[] = {NULL /* pointwise */, ts_sr_rules_shap
                                           ts_sr_rules_loss,
                                           ts_sr_rules_stats,
                                           ts_sr_rules_special,
-                                          ts_sr_rules_linalg,
+                                          ts_sr_rules_linalg, ts_sr_rules_histogram,
                                           ts_sr_rules_views};
 static const ts_sr_def ts_sr_none[] = {{NULL, NULL}};
 

@@ -3,7 +3,8 @@
  * dtype (pivots and info int32, ranks int64), its batch dims those of the
  * input or of the inputs broadcast; a rule refines nothing when an input's
  * rank or dtype is unknown or the kernel would refuse it (fewer than 2
- * dims, a dtype other than float32/float64). linalg_qr (its mode a
+ * dims, a dtype other than float32/float64; eig and eigvals also take
+ * complex inputs, and give complex outputs). linalg_qr (its mode a
  * string), linalg_lstsq (outputs that depend on the driver and the ranks
  * found), linalg_tensorinv and linalg_tensorsolve have no rule. */
 #include "shape_rules.h"
@@ -241,6 +242,23 @@ static void sr_eigh(ts_sr_call *c) {
   if (v) sl_set(c, 1, &a, nb, a.dtype, 2, n, n);
 }
 
+/* linalg_eig, linalg_eigvals: eigenvalues (*, n) and eigenvectors (*, n, n)
+ * in the complex dtype of the input's precision (float32/float64 or
+ * complex64/complex128 inputs) */
+static void sr_eig(ts_sr_call *c) {
+  ts_sr_shape a;
+  if (!ts_sr_tensor(c, 0, &a) || a.rank < 2) return;
+  int8_t dt = a.dtype == TS_DT_FLOAT32 || a.dtype == TS_DT_COMPLEX64    ? TS_DT_COMPLEX64
+              : a.dtype == TS_DT_FLOAT64 || a.dtype == TS_DT_COMPLEX128 ? TS_DT_COMPLEX128
+                                                                         : TS_DT_NONE;
+  int32_t nb = a.rank - 2;
+  int64_t m = a.sizes[nb], n = a.sizes[nb + 1];
+  if (dt == TS_DT_NONE || (m >= 0 && n >= 0 && m != n)) return;
+  if (n < 0) n = m;
+  sl_set(c, 0, &a, nb, dt, 1, n, 0);
+  if (c->node->kind == TS_K_aten_linalg_eig) sl_set(c, 1, &a, nb, dt, 2, n, n);
+}
+
 /* linalg_svd(A, full), _linalg_svd(A, full, uv), linalg_svdvals(A),
  * svd(A, some, uv): U, S, Vh (svd: V) */
 static void sr_svd(ts_sr_call *c) {
@@ -346,7 +364,9 @@ const ts_sr_def ts_sr_rules_linalg[] = {
     {"aten::linalg_cond", sr_cond},
     {"aten::linalg_cond.p_str", sr_cond},
     {"aten::linalg_det", sr_det},
+    {"aten::linalg_eig", sr_eig},
     {"aten::linalg_eigh", sr_eigh},
+    {"aten::linalg_eigvals", sr_eig},
     {"aten::linalg_eigvalsh", sr_eigh},
     {"aten::linalg_householder_product", sr_as_input0},
     {"aten::linalg_inv", sr_inv},

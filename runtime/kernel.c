@@ -42,6 +42,7 @@ extern const ts_rt_kernel_def ts_rt_kernels_blas2[];
 extern const ts_rt_kernel_def ts_rt_kernels_stats[];
 extern const ts_rt_kernel_def ts_rt_kernels_special[];
 extern const ts_rt_kernel_def ts_rt_kernels_linalg[];
+extern const ts_rt_kernel_def ts_rt_kernels_histogram[];
 extern const ts_rt_kernel_def ts_rt_kernels_views[];
 extern const ts_rt_kernel_def ts_rt_kernels_shape2[];
 
@@ -58,7 +59,7 @@ static const ts_rt_kernel_def *ts_k_tables[] = {
     ts_rt_kernels_loss, ts_rt_kernels_unpool,
     ts_rt_kernels_blas2, ts_rt_kernels_stats,
     ts_rt_kernels_special,
-    ts_rt_kernels_linalg,
+    ts_rt_kernels_linalg, ts_rt_kernels_histogram,
     ts_rt_kernels_views, ts_rt_kernels_shape2,
 };
 static const ts_rt_kernel_def ts_k_none[] = {{NULL, NULL}};

@@ -54,6 +54,12 @@ bool ts_rt_fill_(ts_rt_ctx *c, ts_rt_tensor *a, double value);
  * holding raw buffers (the transformer's feed-forward gelu). */
 bool ts_rt_pointwise_buffer(ts_rt_ctx *c, ts_pw_op op, ts_dtype dt, void *x, int64_t n);
 
+/* ------------------------------------------------- kernels/creation.c */
+
+/* ATen's linspace arithmetic into the contiguous 1-d tensor t (a real dtype
+ * other than bool, steps elements, >= 1) from start to end. */
+void ts_rt_linspace_fill(ts_rt_tensor *t, double start, double end, int64_t steps);
+
 /* ---------------------------------------------------- kernels/shape.c */
 
 /* Views: share a's storage. */

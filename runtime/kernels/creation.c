@@ -566,6 +566,14 @@ static void cr_linspace_fill(ts_rt_tensor *t, double start, double end, int64_t 
   }
 }
 
+/* linspace into t for other kernels (histogram's bin edges): a real dtype
+ * other than bool, steps = t's numel >= 1; start and end rounded to the
+ * dtype first, as Scalar::to does */
+void ts_rt_linspace_fill(ts_rt_tensor *t, double start, double end, int64_t steps) {
+  if (steps == 1) ts_rt_store_f64(ts_rt_tensor_data(t), (ts_dtype)t->dtype, start);
+  else if (steps > 1) cr_linspace_fill(t, start, end, steps);
+}
+
 /* linspace(start, end, steps, *, dtype, layout, device, pin_memory):
  * float32 unless given. */
 static bool cr_k_linspace(ts_rt_ctx *ctx, ts_rt_call *call) {

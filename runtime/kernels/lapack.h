@@ -37,6 +37,20 @@ void ssyevd_(const char *jobz, const char *uplo, const ts_la_int *n, float *a, c
 void dsyevd_(const char *jobz, const char *uplo, const ts_la_int *n, double *a, const ts_la_int *lda, double *w,
              double *work, const ts_la_int *lwork, ts_la_int *iwork, const ts_la_int *liwork, ts_la_int *info,
              size_t ljobz, size_t luplo);
+void sgeev_(const char *jobvl, const char *jobvr, const ts_la_int *n, float *a, const ts_la_int *lda, float *wr,
+            float *wi, float *vl, const ts_la_int *ldvl, float *vr, const ts_la_int *ldvr, float *work,
+            const ts_la_int *lwork, ts_la_int *info, size_t ljobvl, size_t ljobvr);
+void dgeev_(const char *jobvl, const char *jobvr, const ts_la_int *n, double *a, const ts_la_int *lda, double *wr,
+            double *wi, double *vl, const ts_la_int *ldvl, double *vr, const ts_la_int *ldvr, double *work,
+            const ts_la_int *lwork, ts_la_int *info, size_t ljobvl, size_t ljobvr);
+/* The complex ones take interleaved (re, im) pairs: a, w, vl, vr and work
+ * are complex, rwork (2n) real. */
+void cgeev_(const char *jobvl, const char *jobvr, const ts_la_int *n, float *a, const ts_la_int *lda, float *w,
+            float *vl, const ts_la_int *ldvl, float *vr, const ts_la_int *ldvr, float *work, const ts_la_int *lwork,
+            float *rwork, ts_la_int *info, size_t ljobvl, size_t ljobvr);
+void zgeev_(const char *jobvl, const char *jobvr, const ts_la_int *n, double *a, const ts_la_int *lda, double *w,
+            double *vl, const ts_la_int *ldvl, double *vr, const ts_la_int *ldvr, double *work, const ts_la_int *lwork,
+            double *rwork, ts_la_int *info, size_t ljobvl, size_t ljobvr);
 void sgesdd_(const char *jobz, const ts_la_int *m, const ts_la_int *n, float *a, const ts_la_int *lda, float *s,
              float *u, const ts_la_int *ldu, float *vt, const ts_la_int *ldvt, float *work, const ts_la_int *lwork,
              ts_la_int *iwork, ts_la_int *info, size_t ljobz);

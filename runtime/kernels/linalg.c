@@ -1,16 +1,17 @@
 /* runtime/kernels/linalg.c: linear algebra through LAPACK (lapack.h), as
  * PyTorch 1.13 computes it on the CPU: the same routine per op (LU by getrf
  * and getrs for det, slogdet, inv and solve; Cholesky by potrf, potrs,
- * potri; triangular solves by trsm; eigh by syevd; SVD by gesdd; QR by
- * geqrf, orgqr, ormqr; lstsq by the driver asked for, gelsy by default;
+ * potri; triangular solves by trsm; eigh by syevd; eig and eigvals by
+ * geev; SVD by gesdd; QR by geqrf, orgqr, ormqr; lstsq by the driver asked for, gelsy by default;
  * LDL by sytrf, sytrs; pinv, matrix_rank and cond over the SVD or eigh as
  * ATen composes them; matrix_exp, not a LAPACK routine, by scaling and
  * squaring in double) on the same library (Debian's PyTorch calls
  * OpenBLAS's LAPACK too), so that pivots, signs and orderings come out as
  * PyTorch's.
  *
- * float32 runs the s routines, float64 the d ones; other dtypes fail with
- * PyTorch's message. A batch of matrices (*, m, n) is gathered one matrix
+ * float32 runs the s routines, float64 the d ones (eig and eigvals also
+ * take complex64/complex128, by the c and z ones, and return complex
+ * results); other dtypes fail with PyTorch's message. A batch of matrices (*, m, n) is gathered one matrix
  * at a time into a column-major scratch buffer (ts_rt_malloc), factored or
  * solved there and scattered into contiguous outputs. Where ATen factors
  * A^T instead of A (det, slogdet and solve of a contiguous A) so does this
@@ -20,7 +21,9 @@
  * Known differences: pinv's and matrix_rank's tolerance tensors must
  * broadcast to the input's batch dims (PyTorch also lets them widen the
  * result); lstsq with broadcast batches gives rank and singular values the
- * broadcast batch dims, where PyTorch 1.13 sizes them by the input's. */
+ * broadcast batch dims, where PyTorch 1.13 sizes them by the input's;
+ * eig's and eigh's eigenvectors are row-major contiguous, where PyTorch's
+ * are column-major (the same values, other strides). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1333,6 +1336,175 @@ static bool la_k_symeig(ts_rt_ctx *c, ts_rt_call *call) {
     }
   }
   return la_put(call, o, 2);
+}
+
+/* -------------------------------------------------------------- eig */
+
+/* The complex dtype eig returns for A's (toComplexType); TS_DT_NONE with
+ * PyTorch's message for one it has none for. float16 and bfloat16 have one
+ * (and fail later, in the kernel's dispatch). */
+static ts_dtype la_eig_out_dtype(ts_rt_ctx *c, ts_dtype dt) {
+  switch (dt) {
+  case TS_DT_FLOAT32:
+  case TS_DT_COMPLEX64: return TS_DT_COMPLEX64;
+  case TS_DT_FLOAT64:
+  case TS_DT_COMPLEX128: return TS_DT_COMPLEX128;
+  case TS_DT_FLOAT16:
+  case TS_DT_BFLOAT16: return TS_DT_COMPLEX32;
+  default: ts_rt_fail(c, "Unknown Complex ScalarType for %s", ts_rt_dtype_name(dt)); return TS_DT_NONE;
+  }
+}
+
+/* linalg.eig's isfinite(A).all() check, over every element of any shape. */
+static bool la_eig_finite(ts_rt_ctx *c, ts_rt_tensor *A) {
+  ts_dtype dt = (ts_dtype)A->dtype;
+  bool cplx = dt == TS_DT_COMPLEX64 || dt == TS_DT_COMPLEX128;
+  if (!ts_rt_dtype_is_float(dt) && !cplx) return true;
+  ts_rt_tensor *t = ts_rt_tensor_contiguous(c, A);
+  if (!t) return false;
+  /* a complex element is two reals of half its size */
+  ts_dtype rdt = dt == TS_DT_COMPLEX64 ? TS_DT_FLOAT32 : dt == TS_DT_COMPLEX128 ? TS_DT_FLOAT64 : dt;
+  int64_t n = ts_rt_tensor_numel(t) * (cplx ? 2 : 1);
+  size_t esz = ts_dtype_size(rdt);
+  const char *p = ts_rt_tensor_data(t);
+  bool ok = true;
+  for (int64_t i = 0; i < n && ok; i++) ok = isfinite(ts_rt_load_f64(p + (size_t)i * esz, rdt));
+  ts_rt_tensor_release(t);
+  if (!ok) return ts_rt_fail(c, "torch.linalg.eig: input tensor should not contain infs or NaNs.");
+  return true;
+}
+
+/* The eigenvector matrix of real geev (vr, column-major, ld n) as complex
+ * columns into out (row-major n x n, interleaved): a real eigenvalue's
+ * column as it is, a conjugate pair's (wi[j] > 0, then wi[j + 1] < 0)
+ * columns j and j + 1 as vr[:, j] +- i vr[:, j + 1], as ATen's
+ * linalg_eig_make_complex_eigenvectors makes them. */
+static void la_eig_vectors(const void *vr, const void *wi, bool d, int64_t n, void *out) {
+  for (int64_t j = 0; j < n; j++) {
+    bool pair = la_get(wi, d, j) != 0 && j + 1 < n;
+    for (int64_t r = 0; r < n; r++) {
+      double re = la_get(vr, d, r + j * n), im = pair ? la_get(vr, d, r + (j + 1) * n) : 0.0;
+      la_set(out, d, 2 * (r * n + j), re);
+      la_set(out, d, 2 * (r * n + j) + 1, im);
+      if (pair) {
+        la_set(out, d, 2 * (r * n + j + 1), re);
+        la_set(out, d, 2 * (r * n + j + 1) + 1, -im);
+      }
+    }
+    if (pair) j++;
+  }
+}
+
+/* One geev call; lwork -1 is the workspace query (a, w, vr may be NULL). */
+static void la_geev(ts_dtype dt, char jobvr, ts_la_int n, void *a, void *w, void *wi, void *vr, void *work,
+                    ts_la_int lwork, void *rwork, ts_la_int *info) {
+  char jobvl = 'N';
+  ts_la_int ld = n > 1 ? n : 1, one = 1;
+  switch (dt) {
+  case TS_DT_FLOAT32: sgeev_(&jobvl, &jobvr, &n, a, &ld, w, wi, NULL, &one, vr, &ld, work, &lwork, info, 1, 1); break;
+  case TS_DT_FLOAT64: dgeev_(&jobvl, &jobvr, &n, a, &ld, w, wi, NULL, &one, vr, &ld, work, &lwork, info, 1, 1); break;
+  case TS_DT_COMPLEX64:
+    cgeev_(&jobvl, &jobvr, &n, a, &ld, w, NULL, &one, vr, &ld, work, &lwork, rwork, info, 1, 1);
+    break;
+  default: zgeev_(&jobvl, &jobvr, &n, a, &ld, w, NULL, &one, vr, &ld, work, &lwork, rwork, info, 1, 1); break;
+  }
+}
+
+/* geev of each matrix of A (square, float32/64 or complex64/128; its
+ * right eigenvectors when vectors): eigenvalues (*, n) and eigenvectors
+ * (*, n, n) (columns; NULL without vectors) in the complex dtype, as
+ * LAPACK orders and normalises them (each vector of unit 2-norm, its
+ * largest component real). */
+static bool la_eig(ts_rt_ctx *c, const ts_rt_tensor *A, bool vectors, ts_rt_tensor **o, const char *api) {
+  ts_dtype dt = (ts_dtype)A->dtype;
+  bool cplx = dt == TS_DT_COMPLEX64 || dt == TS_DT_COMPLEX128;
+  bool d = dt == TS_DT_FLOAT64 || dt == TS_DT_COMPLEX128;
+  ts_dtype cdt = d ? TS_DT_COMPLEX128 : TS_DT_COMPLEX64;
+  size_t rsz = d ? 8 : 4; /* one real */
+  int64_t n = A->sizes[A->ndim - 1];
+  la_batch b;
+  la_batch_of(&b, A, 2);
+  o[0] = la_new(c, cdt, &b, 1, n, 0, false);
+  o[1] = !o[0] ? NULL : vectors ? la_new(c, cdt, &b, 2, n, n, false) : NULL;
+  if (!o[0] || (vectors && !o[1])) {
+    la_release(o, 2);
+    return false;
+  }
+  char jobvr = vectors ? 'V' : 'N';
+  ts_la_int in = (ts_la_int)n, lwork = 1, inf = 0;
+  int64_t k = cplx ? 2 : 1; /* reals per element */
+  void *a = la_scratch(c, n * n * k, rsz);
+  void *w = a ? la_scratch(c, 2 * n, rsz) : NULL; /* complex w, or wr then wi */
+  void *vr = w ? la_scratch(c, vectors ? n * n * k : 1, rsz) : NULL;
+  void *rwork = vr ? la_scratch(c, cplx ? 2 * n : 1, rsz) : NULL;
+  /* the workspace query, with real arrays (OpenBLAS's ctrevc3 reads them) */
+  double wqd[2] = {0, 0}; /* work[0], complex for c and z */
+  float wqf[2] = {0, 0};
+  if (rwork && n > 0) {
+    la_geev(dt, jobvr, in, a, w, (char *)w + (size_t)n * rsz, vr, d ? (void *)wqd : (void *)wqf, -1, rwork, &inf);
+    lwork = (ts_la_int)(d ? wqd[0] : (double)wqf[0]);
+    if (lwork < 1) lwork = 1;
+  }
+  void *work = rwork ? la_scratch(c, (int64_t)lwork * k, rsz) : NULL;
+  int32_t *info = work ? la_scratch(c, b.n, sizeof(int32_t)) : NULL;
+  bool ok = info != NULL;
+  for (int64_t i = 0; ok && i < b.n; i++) {
+    inf = 0;
+    la_load(A, la_off(A, 2, &b, i), a, n, false);
+    if (n > 0) la_geev(dt, jobvr, in, a, w, (char *)w + (size_t)n * rsz, vr, work, lwork, rwork, &inf);
+    info[i] = inf;
+    char *wo = (char *)ts_rt_tensor_data(o[0]) + (size_t)(i * n * 2) * rsz;
+    if (cplx) {
+      if (n > 0) memcpy(wo, w, (size_t)(2 * n) * rsz); /* an empty output has no data */
+      if (vectors) la_store(o[1], i, vr, n, false);
+      continue;
+    }
+    for (int64_t j = 0; j < n; j++) {
+      la_set(wo, d, 2 * j, la_get(w, d, j));
+      la_set(wo, d, 2 * j + 1, la_get(w, d, n + j));
+    }
+    if (vectors)
+      la_eig_vectors(vr, (char *)w + (size_t)n * rsz, d, n,
+                     (char *)ts_rt_tensor_data(o[1]) + (size_t)(i * n * n * 2) * rsz);
+  }
+  ok = ok && la_check_info(c, info, b.n, api, A->ndim == 2, LA_ERR_EIG);
+  ts_rt_free(a);
+  ts_rt_free(w);
+  ts_rt_free(vr);
+  ts_rt_free(work);
+  ts_rt_free(rwork);
+  ts_rt_free(info);
+  if (!ok) la_release(o, 2);
+  return ok;
+}
+
+/* The dtypes geev runs on; float16 and bfloat16 get the dispatch's refusal. */
+static bool la_eig_dispatch(ts_rt_ctx *c, const ts_rt_tensor *A) {
+  ts_dtype dt = (ts_dtype)A->dtype;
+  if (dt == TS_DT_FLOAT32 || dt == TS_DT_FLOAT64 || dt == TS_DT_COMPLEX64 || dt == TS_DT_COMPLEX128) return true;
+  return ts_rt_fail(c, "\"linalg_eig_out_cpu\" not implemented for '%s'", ts_rt_dtype_name(dt));
+}
+
+/* linalg_eig(self) -> (eigenvalues, eigenvectors), complex; checks in
+ * ATen's order: the outputs' complex dtype, finite input, square, dispatch */
+static bool la_k_eig(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[2];
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || la_eig_out_dtype(c, (ts_dtype)A->dtype) == TS_DT_NONE ||
+      !la_eig_finite(c, A) || !la_check_square(c, A, "linalg.eig", "A") || !la_eig_dispatch(c, A) ||
+      !la_eig(c, A, true, o, "torch.linalg.eig"))
+    return false;
+  return la_put(call, o, 2);
+}
+
+/* linalg_eigvals(self): geev without vectors, and no finiteness check
+ * (a NaN input gives what LAPACK makes of it, as in PyTorch) */
+static bool la_k_eigvals(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *A, *o[2];
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || la_eig_out_dtype(c, (ts_dtype)A->dtype) == TS_DT_NONE ||
+      !la_check_square(c, A, "linalg.eigvals", "A") || !la_eig_dispatch(c, A) ||
+      !la_eig(c, A, false, o, "torch.linalg.eigvals"))
+    return false;
+  return la_put(call, o, 1);
 }
 
 /* ------------------------------------------------------------- SVD */
@@ -2705,7 +2877,9 @@ const ts_rt_kernel_def ts_rt_kernels_linalg[] = {
     {"aten::linalg_cond", la_k_cond},
     {"aten::linalg_cond.p_str", la_k_cond_str},
     {"aten::linalg_det", la_k_det},
+    {"aten::linalg_eig", la_k_eig},
     {"aten::linalg_eigh", la_k_eigh},
+    {"aten::linalg_eigvals", la_k_eigvals},
     {"aten::linalg_eigvalsh", la_k_eigvalsh},
     {"aten::linalg_householder_product", la_k_householder},
     {"aten::linalg_inv", la_k_inv},
