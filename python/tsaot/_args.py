@@ -195,7 +195,7 @@ class Slots:
         np = _numpy()
         key = a.dtype.name
         if key not in dl.NUMPY_TO_DL:
-            raise Error("%s: %s" % (where, dl.NUMPY_REFUSED % ("numpy." + a.dtype.name)))
+            raise Error("argument '%s': %s" % (where, dl.NUMPY_REFUSED % ("numpy." + a.dtype.name)))
         if not a.dtype.isnative:
             a = a.astype(a.dtype.newbyteorder("="))
         es = a.dtype.itemsize
@@ -215,7 +215,7 @@ class Slots:
         """A torch tensor's own memory (data_ptr, sizes, strides); torch
         1.13's DLPack export refuses bool, this does not."""
         if str(v.layout) != "torch.strided" or v.is_quantized:
-            raise Error("%s: only dense (strided) tensors cross the C ABI, got a %s tensor" % (
+            raise Error("argument '%s': only dense (strided) tensors cross the C ABI, got a %s tensor" % (
                 where, "quantized" if v.is_quantized else repr(v.layout)))
         if v.requires_grad:
             v = v.detach()
@@ -225,14 +225,14 @@ class Slots:
             v = v.resolve_neg()
         key = dl.TORCH_TO_DL.get(repr(v.dtype).replace("torch.", ""))
         if key is None:
-            raise Error("%s: a tensor of dtype %s does not cross the C ABI" % (where, v.dtype))
+            raise Error("argument '%s': a tensor of dtype %s does not cross the C ABI" % (where, v.dtype))
         dev = v.device
         if dev.type == "cpu":
             device = dl.DLDevice(dl.kDLCPU, 0)
         elif dev.type == "cuda":
             device = dl.DLDevice(dl.kDLCUDA, dev.index or 0)
         else:
-            raise Error("%s: a tensor on %s does not cross the C ABI (cpu or cuda)" % (where, dev))
+            raise Error("argument '%s': a tensor on %s does not cross the C ABI (cpu or cuda)" % (where, dev))
         t = dl.DLTensor()
         t.data = v.data_ptr() or None
         t.device = device
@@ -249,10 +249,10 @@ class Slots:
         try:
             cap = v.__dlpack__()
         except Exception as e:
-            raise Error("%s: __dlpack__ failed: %s" % (where, e)) from None
+            raise Error("argument '%s': __dlpack__ failed: %s" % (where, e)) from None
         ptr = _capsule_pointer(cap, b"dltensor")
         if not ptr:
-            raise Error("%s: __dlpack__ did not return a 'dltensor' capsule" % where)
+            raise Error("argument '%s': __dlpack__ did not return a 'dltensor' capsule" % where)
         self.keep.append(cap)
         self.tensors.append(dl.DLManagedTensor.from_address(ptr).dl_tensor)
 
@@ -311,7 +311,7 @@ class Slots:
                 try:
                     v = v.encode("utf-8")
                 except UnicodeEncodeError as e:
-                    raise Error("%s: the str is not valid UTF-8: %s" % (where, e)) from None
+                    raise Error("argument '%s': the str is not valid UTF-8: %s" % (where, e)) from None
             if not isinstance(v, bytes):
                 raise TypeMismatch(type_name(t), v)
             np = _numpy()
@@ -341,7 +341,7 @@ class Slots:
             for j, (e, et) in enumerate(zip(v, t[1])):
                 self.value(e, et, "%s[%d]" % (where, j))
         else:
-            raise Error("%s: an argument of type %s does not cross the C ABI" % (where, type_name(t)))
+            raise Error("argument '%s': an argument of type %s does not cross the C ABI" % (where, type_name(t)))
 
     def guess(self, v, where):
         """v's slots by its own Python type, for a library without
@@ -382,12 +382,12 @@ class TypeMismatch(Exception):
         self.decl, self.value = decl, value
 
 
-_PyCapsule_GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
-_PyCapsule_GetPointer.restype = ctypes.c_void_p
-_PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_PyCapsule_IsValid = ctypes.pythonapi.PyCapsule_IsValid
-_PyCapsule_IsValid.restype = ctypes.c_int
-_PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+# private prototypes: ctypes.pythonapi's attributes are shared objects whose
+# argtypes another module may set
+_PyCapsule_GetPointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi))
+_PyCapsule_IsValid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_IsValid", ctypes.pythonapi))
 
 
 def _capsule_pointer(cap, name):

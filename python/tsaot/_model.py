@@ -2,6 +2,7 @@
 on numpy arrays, torch tensors and Python values with the outputs handed
 over without a copy (include/tsaot.h is the other side)."""
 import ctypes
+import importlib
 import os
 import re
 
@@ -313,7 +314,7 @@ class Model:
                 raise Error("this library has no %s_signature (an older tsaot wrote it): its arguments have no "
                             "names; pass them by position" % self.name)
             for k, a in enumerate(args):
-                s.guess(a, "input %d" % k)
+                s.guess(a, "input%d" % k)
             return s
         sig = self.signature
         if len(args) > len(sig):
@@ -332,7 +333,7 @@ class Model:
         for k, ((name, t), v) in enumerate(zip(sig, values)):
             try:
                 s.value(v, t, name)
-            except TypeMismatch as e:
+            except TypeMismatch:
                 raise Error("forward() Expected a value of type '%s' for argument '%s' but instead found type "
                             "'%s'.\nPosition: %d\nDeclaration: %s" % (
                                 type_name(t), name, type(v).__name__, k + 1,
@@ -353,7 +354,7 @@ class Model:
         from a list. Keyword arguments by forward's parameter names."""
         if as_torch:
             try:
-                import torch.utils.dlpack  # noqa: F401
+                importlib.import_module("torch.utils.dlpack")
             except ImportError:
                 raise Error("as_torch=True needs torch, which does not import here") from None
         slots = self._slots(args, kwargs)

@@ -6,6 +6,8 @@ PyTorch's outputs (ctest python.package, test_package.py):
             values of several dtypes
   inplace/  forward adds into its second argument in place (PyTorch writes
             the caller's tensor: so must a library given the caller's memory)
+  dtypes/   forward returns its input transposed, or as bfloat16 (saved as
+            float32, which numpy's .npy can hold), for each dtype of the ABI
   unbind/   forward returns a list as long as its input's first size (a
             count of outputs only a run knows)
 
@@ -71,6 +73,13 @@ class Unbind(torch.nn.Module):
         return x.unbind(0)
 
 
+class Dtypes(torch.nn.Module):
+    def forward(self, x: torch.Tensor, bf16: bool):
+        if bf16:
+            return x.to(torch.bfloat16).t()
+        return x.t()
+
+
 class InPlace(torch.nn.Module):
     def forward(self, x: torch.Tensor, acc: torch.Tensor):
         acc.add_(x)
@@ -95,7 +104,7 @@ def flatten(v, out):
         for e in v:
             flatten(e, out)
     elif isinstance(v, torch.Tensor):
-        out.append(v.detach().numpy())
+        out.append(v.detach().float().numpy() if v.dtype == torch.bfloat16 else v.detach().numpy())
     elif isinstance(v, bool):
         out.append(np.array(v))
     elif isinstance(v, int):
@@ -161,6 +170,14 @@ def main():
         "bcast": [r(4), r(2, 4)],
     })
     make_case("unbind", mod.Unbind(), {"many": [r(12, 3)], "few": [r(2, 3)]})
+    x = r(3, 2) * 10
+    dtypes = {str(dt).replace("torch.", ""): [x.to(dt), False] for dt in (
+        torch.float16, torch.float32, torch.float64, torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64,
+        torch.bool)}
+    dtypes.update({str(dt).replace("torch.", ""): [torch.complex(x, -x).to(dt), False] for dt in (
+        torch.complex64, torch.complex128)})
+    dtypes["bfloat16"] = [x, True]
+    make_case("dtypes", mod.Dtypes(), dtypes)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,9 @@ values and (where torch imports) torch tensors, and checks:
     (the array's base owns it), each torch output's data_ptr is too; inputs
     are the caller's memory: a model adding into its argument in place
     writes the caller's array, strided view or tensor, as PyTorch does;
+  - every dtype of the ABI in and out (bfloat16 through torch only);
   - specs and names (m.inputs, m.outputs), keyword arguments, set_threads,
-    a count of outputs only a run knows;
+    runs from four threads at once, a count of outputs only a run knows;
   - errors: wrong dtype, shape and count, values of the wrong type, a model
     that raises, a compiler that fails: tsaot.Error with the message.
 Exit status 77 (skipped) when numpy is missing; without torch its tests
@@ -391,6 +392,40 @@ class Kinds(Case):
         self.assertEqual(cm.exception.code, "TSAOT_E_DEVICE")
         self.assertOutputs(m.run(*form_args(self.d, "full")), want)
 
+    def test_concurrent_runs(self):
+        """Runs from four Python threads at once (ctypes lets go of the
+        GIL): each thread's results, and its own last_error."""
+        import threading
+        args = form_args(self.d, "full")
+        want = numbered(os.path.join(self.d, "full"), "out")
+        bad = list(args)
+        bad[5] = [5, 5]
+        problems = []
+
+        def work(k):
+            for i in range(15):
+                try:
+                    if (i + k) % 3 == 0:
+                        try:
+                            self.m.run(*bad)
+                            problems.append("thread %d: no error" % k)
+                        except tsaot.Error as e:
+                            if "shape '[5, 5]' is invalid" not in e.last_error:
+                                problems.append("thread %d: %s" % (k, e.last_error))
+                    else:
+                        self.assertOutputs(self.m.run(*args), want)
+                        if self.m.last_error:
+                            problems.append("thread %d: last_error %r after a run" % (k, self.m.last_error))
+                except Exception as e:  # a thread's failure, reported below
+                    problems.append("thread %d: %s" % (k, e))
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(problems, [])
+
     def test_dlpack_object(self):
         """An object with only __dlpack__ (numpy's, wrapped)."""
 
@@ -474,6 +509,44 @@ class Unbind(Case):
             got = m.run(*form_args(self.d, fm))
             self.assertEqual(len(got), n)
             self.assertOutputs(got, numbered(os.path.join(self.d, fm), "out"), what=fm)
+
+
+class Dtypes(Case):
+    """tests/python/fixtures/dtypes: every dtype of the ABI in and out."""
+    d = os.path.join(PYFIX, "dtypes")
+
+    @classmethod
+    def setUpClass(cls):
+        cls.m = tsaot.load(tsaot.compile(os.path.join(cls.d, "model.pt"), lib("dtypes")))
+        with open(os.path.join(cls.d, "forms.json"), encoding="utf-8") as f:
+            cls.forms = sorted(json.load(f))
+
+    def test_numpy(self):
+        for fm in self.forms:
+            args = form_args(self.d, fm)
+            if fm == "bfloat16":
+                with self.assertRaises(tsaot.Error) as cm:
+                    self.m.run(*args)
+                self.assertEqual(str(cm.exception), "output 0 is bfloat16, which numpy has no dtype for: run with "
+                                                    "as_torch=True")
+                continue
+            self.assertEqual(args[0].dtype.name, fm)
+            got = self.m.run(*args)
+            self.assertOutputs(got, numbered(os.path.join(self.d, fm), "out"), what=fm)
+            self.assertOwned(got[0])
+
+    @unittest.skipIf(torch is None, "torch is not installed")
+    def test_torch(self):
+        for fm in self.forms:
+            x, flag = form_args(self.d, fm)
+            want = np.load(os.path.join(self.d, fm, "out0.npy"))
+            got = self.m.run(torch.from_numpy(x), flag, as_torch=True)[0]
+            self.assertEqual(str(got.dtype), "torch." + fm, fm)
+            self.assertTrue(np.array_equal((got.float() if fm == "bfloat16" else got).numpy(), want), fm)
+            if fm == "bfloat16":
+                # a bfloat16 input, which only torch can give
+                again = self.m.run(torch.from_numpy(x).to(torch.bfloat16), False, as_torch=True)[0]
+                self.assertTrue(torch.equal(again, got))
 
 
 @unittest.skipIf(torch is None, "torch is not installed")
