@@ -75,6 +75,25 @@ def parse_type(text):
                 raise ValueError("expected a type")
             if word in _SCALARS:
                 t = (word,)
+            elif word == "NamedTuple" and peek() == "(":
+                # NamedTuple(a : Tensor, b : int): a tuple to the ABI
+                pos[0] += 1
+                elems = []
+                skip_spaces()
+                while peek() != ")":
+                    field = text.find(":", pos[0])
+                    if field < 0:
+                        raise ValueError("expected 'name : type'")
+                    pos[0] = field + 1
+                    elems.append(one())
+                    skip_spaces()
+                    if peek() == ",":
+                        pos[0] += 1
+                        skip_spaces()
+                    elif peek() != ")":
+                        raise ValueError("expected ',' or ')'")
+                pos[0] += 1
+                t = ("Tuple", tuple(elems))
             elif word == "Tensor" or word.endswith("Tensor") or (peek() == "(" and word not in (
                     "Dict", "Union", "Future", "RRef", "NamedTuple")):
                 # Tensor, FloatTensor, Float(2, 3, ...): a tensor of any refinement

@@ -165,6 +165,31 @@ class Case(unittest.TestCase):
         self.assertEqual(arr.__array_interface__["data"][0], t.data + t.byte_offset)
 
 
+class Types(unittest.TestCase):
+    """NAME_signature's type texts (ts_type_print) as the package reads them."""
+
+    def test_parse(self):
+        from tsaot._args import parse_signature, parse_type, type_name
+        T, i = ("Tensor",), ("int",)
+        for text, want, name in (
+                ("Tensor", T, "Tensor"),
+                ("Float(2, *, strides=[3, 1], requires_grad=0, device=cpu)", T, "Tensor"),
+                ("FloatTensor", T, "Tensor"),
+                ("Tensor?[]", ("List", ("Optional", T)), "List[Optional[Tensor]]"),
+                ("Tensor[]?", ("Optional", ("List", T)), "Optional[List[Tensor]]"),
+                ("(Tensor, (int, float[]))", ("Tuple", (T, ("Tuple", (i, ("List", ("float",)))))),
+                 "Tuple[Tensor, Tuple[int, List[float]]]"),
+                ("NamedTuple(a : Tensor, b : int?)", ("Tuple", (T, ("Optional", i))), "Tuple[Tensor, Optional[int]]"),
+                ("str", ("str",), "str"),
+                ("Dict(str, Tensor)", ("?", "Dict(str, Tensor)"), "Dict(str, Tensor)")):
+            self.assertEqual(parse_type(text), want, text)
+            self.assertEqual(type_name(parse_type(text)), name, text)
+        self.assertEqual(parse_signature("x: Tensor\n: int[]\n"), [("x", T), ("input1", ("List", i))])
+        for bad in ("", "(Tensor", "Tensor)", "Tensor x"):
+            with self.assertRaises(ValueError):
+                parse_type(bad)
+
+
 class Fixtures(Case):
     """tests/fixtures cases compiled for their inputs, run on numpy."""
 
