@@ -181,6 +181,18 @@ def _numpy():
     return numpy
 
 
+_NUMPY_DTYPES = {}
+
+
+def _numpy_dtypes():
+    """numpy dtype -> (code, bits), keyed by the dtype objects (faster than
+    by their names)."""
+    if not _NUMPY_DTYPES:
+        np = _numpy()
+        _NUMPY_DTYPES.update({np.dtype(n): k for n, k in dl.NUMPY_TO_DL.items()})
+    return _NUMPY_DTYPES
+
+
 def _is_torch_tensor(v):
     torch = __import__("sys").modules.get("torch")
     return torch is not None and isinstance(v, torch.Tensor)
@@ -212,11 +224,11 @@ class Slots:
         """A numpy array's own memory; a copy only where the ABI cannot take
         the layout (negative or ragged strides, unaligned, byte-swapped)."""
         np = _numpy()
-        key = a.dtype.name
-        if key not in dl.NUMPY_TO_DL:
-            raise Error("argument '%s': %s" % (where, dl.NUMPY_REFUSED % ("numpy." + a.dtype.name)))
         if not a.dtype.isnative:
             a = a.astype(a.dtype.newbyteorder("="))
+        key = _numpy_dtypes().get(a.dtype)
+        if key is None:
+            raise Error("argument '%s': %s" % (where, dl.NUMPY_REFUSED % ("numpy." + a.dtype.name)))
         es = a.dtype.itemsize
         if not a.flags.aligned or any(s < 0 or s % es for s in a.strides):
             a = np.ascontiguousarray(a)
@@ -224,7 +236,7 @@ class Slots:
         t.data = a.__array_interface__["data"][0] or None
         t.device = dl.DLDevice(dl.kDLCPU, 0)
         t.ndim = a.ndim
-        t.dtype = dl.DLDataType(*dl.NUMPY_TO_DL[key], 1)
+        t.dtype = dl.DLDataType(key[0], key[1], 1)
         t.shape = self._ints(a.shape)
         t.strides = self._ints([s // es for s in a.strides])
         self.keep.append(a)
