@@ -568,6 +568,12 @@ class Dtypes(Case):
             got = self.m.run(torch.from_numpy(x), flag, as_torch=True)[0]
             self.assertEqual(str(got.dtype), "torch." + fm, fm)
             self.assertTrue(np.array_equal((got.float() if fm == "bfloat16" else got).numpy(), want), fm)
+            if fm == "complex64":
+                # a conjugate view: its memory holds the unconjugated values
+                x_conj = torch.from_numpy(np.conj(x)).conj()
+                self.assertTrue(x_conj.is_conj())
+                again = self.m.run(x_conj, flag, as_torch=True)[0]
+                self.assertTrue(np.array_equal(again.numpy(), want), fm)
             if fm == "bfloat16":
                 # a bfloat16 input, which only torch can give
                 again = self.m.run(torch.from_numpy(x).to(torch.bfloat16), False, as_torch=True)[0]
