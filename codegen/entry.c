@@ -14,7 +14,8 @@
  *     through ts_rt_aot_call (its runtime kernel); a value's slot is
  *     released after its last use in the block that defines it, and a
  *     block's values when the block ends;
- *   - NAME.desc (ts_rt_aot_desc) and the exported wrappers NAME_run ... .
+ *   - NAME.desc (ts_rt_aot_desc) and the exported wrappers NAME_run ... ,
+ *     and NAME_signature (the descriptor's signature text).
  * PyTorch compiles fusion groups only and interprets the rest; this does
  * the same with the interpreter's dispatch loop replaced by straight-line
  * calls.
@@ -1354,6 +1355,13 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
     LLVMSetInitializer(desc, LLVMConstNamedStruct(dty, f, 26));
     LLVMSetLinkage(desc, LLVMPrivateLinkage);
     ts_en_wrappers(&e, desc);
+    /* NAME_signature: forward's argument names and types, for callers that
+     * build the slots from a language's values (python/tsaot); an optional
+     * symbol, newer than ABI version 2 */
+    snprintf(name, sizeof name, "%s_signature", o->name);
+    LLVMValueRef fsig = LLVMAddFunction(m->mod, name, LLVMFunctionType(P, NULL, 0, 0));
+    LLVMPositionBuilderAtEnd(e.b, LLVMAppendBasicBlockInContext(m->ctx, fsig, ""));
+    LLVMBuildRet(e.b, gsig);
     if (o->shared) {
       LLVMValueRef gn = ts_en_cstring(&e, "tsaot_model_name", o->name, strlen(o->name));
       LLVMSetLinkage(gn, LLVMExternalLinkage);

@@ -235,8 +235,14 @@ typedef struct tsaot_profile_row {
   int NAME##_profile(int enable);                                                                          \
   /* The nodes timed since profiling started, in order of first run: writes                                \
    * at most max rows and returns how many there are. The strings live until                               \
-   * the next call of NAME##_profile_rows, NAME##_profile or release. */                                     \
-  int NAME##_profile_rows(tsaot_profile_row *rows, int max);
+   * the next call of NAME##_profile_rows, NAME##_profile or release. */                                   \
+  int NAME##_profile_rows(tsaot_profile_row *rows, int max);                                               \
+  /* forward's arguments after self, one line each, "name: type\n" (the                                    \
+   * parameter's name, "" if unknown; TorchScript's type text: Tensor, int,                                \
+   * float, bool, str, T? for Optional, T[] for List, (A, B) for Tuple), for                               \
+   * callers that build the slots from a language's values. Newer than ABI                                 \
+   * version 2 and optional: libraries from older compilers lack it. */                                    \
+  const char *NAME##_signature(void);
 
 #ifdef __cplusplus
 }
