@@ -78,6 +78,7 @@ extern const ts_sr_def ts_sr_rules_stats[];
 extern const ts_sr_def ts_sr_rules_special[];
 extern const ts_sr_def ts_sr_rules_linalg[];
 extern const ts_sr_def ts_sr_rules_views[];
+extern const ts_sr_def ts_sr_rules_packed[];
 
 /* Helpers for rules (shape_rules.c). Input i is argument i of the schema. */
 
