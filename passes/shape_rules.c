@@ -34,7 +34,8 @@ static const ts_sr_def *ts_sr_tables[] = {NULL /* pointwise */, ts_sr_rules_shap
                                           ts_sr_rules_stats,
                                           ts_sr_rules_special,
                                           ts_sr_rules_linalg, ts_sr_rules_histogram,
-                                          ts_sr_rules_views};
+                                          ts_sr_rules_views,
+                                          ts_sr_rules_packed};
 static const ts_sr_def ts_sr_none[] = {{NULL, NULL}};
 
 static pthread_once_t ts_sr_once = PTHREAD_ONCE_INIT;

@@ -79,6 +79,7 @@ extern const ts_sr_def ts_sr_rules_special[];
 extern const ts_sr_def ts_sr_rules_linalg[];
 extern const ts_sr_def ts_sr_rules_histogram[];
 extern const ts_sr_def ts_sr_rules_views[];
+extern const ts_sr_def ts_sr_rules_packed[];
 
 /* Helpers for rules (shape_rules.c). Input i is argument i of the schema. */
 

@@ -22,6 +22,7 @@ extern const ts_rt_kernel_def ts_rt_kernels_str[];
 extern const ts_rt_kernel_def ts_rt_kernels_dict[];
 extern const ts_rt_kernel_def ts_rt_kernels_prim[];
 extern const ts_rt_kernel_def ts_rt_kernels_rnn[];
+extern const ts_rt_kernel_def ts_rt_kernels_packed[];
 extern const ts_rt_kernel_def ts_rt_kernels_transformer[];
 extern const ts_rt_kernel_def ts_rt_kernels_pool3d[];
 extern const ts_rt_kernel_def ts_rt_kernels_upsample[];
@@ -61,6 +62,7 @@ static const ts_rt_kernel_def *ts_k_tables[] = {
     ts_rt_kernels_special,
     ts_rt_kernels_linalg, ts_rt_kernels_histogram,
     ts_rt_kernels_views, ts_rt_kernels_shape2,
+    ts_rt_kernels_packed,
 };
 static const ts_rt_kernel_def ts_k_none[] = {{NULL, NULL}};
 

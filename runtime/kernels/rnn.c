@@ -464,6 +464,14 @@ static bool rnn_data_kernel(ts_rt_ctx *c, ts_rt_call *call, rnn_mode mode) {
   a.N = total;
   a.B = bs[0];
   bool ok = false;
+  /* ATen adds the hidden state's projection to the first step's input
+   * projection (B rows): a state of another batch size (not 1) fails there */
+  if (a.hx->ndim == 3 && a.hx->sizes[1] != a.B && a.hx->sizes[1] != 1) {
+    ts_rt_free(off);
+    return ts_rt_fail(c,
+                      "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension 0",
+                      (long long)a.hx->sizes[1], (long long)a.B);
+  }
   if (rnn_check_hidden(c, &a, (ts_dtype)x->dtype)) {
     ts_rt_tensor *xc = rnn_prep(c, x, cd);
     if (xc && rnn_run(c, &a, xc, (ts_dtype)x->dtype)) ok = rnn_outputs(c, call, &a, a.y, (ts_dtype)x->dtype);
