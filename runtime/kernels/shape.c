@@ -148,8 +148,11 @@ static void sh_gcopy_rows(void *arg, int64_t begin, int64_t end) {
     case 4:
       for (int64_t j = 0; j < inner; j++) memcpy(dst + 4 * j, src + 4 * (last ? last[j] : 0), 4);
       break;
-    default:
+    case 8:
       for (int64_t j = 0; j < inner; j++) memcpy(dst + 8 * j, src + 8 * (last ? last[j] : 0), 8);
+      break;
+    default: /* complex128: 16 */
+      for (int64_t j = 0; j < inner; j++) memcpy(dst + g->esz * j, src + g->esz * (last ? last[j] : 0), g->esz);
       break;
     }
     for (int32_t d = nd - 2; d >= 0; d--) {
