@@ -270,7 +270,12 @@ static void ss_nansum(ts_sr_call *c) {
 static void ss_nanmean(ts_sr_call *c) { ss_reduce(c, 1, 2, ss_dtype_or(c, 3, ss_self_dt(c)), TS_DT_NONE); }
 /* linalg_vector_norm / linalg_matrix_norm / linalg_norm (self, ord, dim,
  * keepdim, dtype) */
-static void ss_norm(ts_sr_call *c) { ss_reduce(c, 2, 3, ss_dtype_or(c, 4, ss_self_dt(c)), TS_DT_NONE); }
+static void ss_norm(ts_sr_call *c) {
+  int8_t dt = ss_dtype_or(c, 4, ss_self_dt(c));
+  /* a complex input's norm is real (runtime/kernels/complex.c) */
+  if (ts_dtype_is_complex((ts_dtype)dt)) dt = dt == TS_DT_COMPLEX128 ? TS_DT_FLOAT64 : TS_DT_FLOAT32;
+  ss_reduce(c, 2, 3, dt, TS_DT_NONE);
+}
 
 /* quantile(self, q, dim?, keepdim, ...): a 1-d tensor q adds its length in
  * front */
