@@ -242,6 +242,13 @@ static bool k_resolved(ts_rt_ctx *c, ts_rt_call *call) {
   return cx_put(call, a);
 }
 
+static bool k_is_complex(ts_rt_ctx *c, ts_rt_call *call) {
+  ts_rt_tensor *a;
+  if (!ts_rt_arg_tensor(c, call, 0, &a)) return false;
+  call->out[0] = ts_iv_bool(cx_is(a));
+  return true;
+}
+
 static bool k_is_false(ts_rt_ctx *c, ts_rt_call *call) {
   ts_rt_tensor *a;
   if (!ts_rt_arg_tensor(c, call, 0, &a)) return false;
@@ -1069,6 +1076,7 @@ const ts_rt_kernel_def ts_rt_kernels_complex[] = {
     {"aten::conj_physical", k_conj},
     {"aten::conj_physical_", k_conj_physical_},
     {"aten::imag", k_imag},
+    {"aten::is_complex", k_is_complex},
     {"aten::is_conj", k_is_false},
     {"aten::is_neg", k_is_false},
     {"aten::polar", k_polar},
