@@ -53,7 +53,9 @@ static void ss_dot(ts_sr_call *c) {
 static void ss_trace(ts_sr_call *c) {
   ts_sr_shape a;
   if (!ts_sr_tensor(c, 0, &a)) return;
-  int8_t dt = a.dtype == TS_DT_NONE ? TS_DT_NONE : ts_dtype_is_float((ts_dtype)a.dtype) ? a.dtype : TS_DT_INT64;
+  int8_t dt = a.dtype == TS_DT_NONE                                                          ? TS_DT_NONE
+              : ts_dtype_is_float((ts_dtype)a.dtype) || ts_dtype_is_complex((ts_dtype)a.dtype) ? a.dtype
+                                                                                              : TS_DT_INT64;
   ss_set(c, 0, &a, dt, 0, NULL);
 }
 

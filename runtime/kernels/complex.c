@@ -264,12 +264,12 @@ static bool k_is_false(ts_rt_ctx *c, ts_rt_call *call) {
 const char *const ts_rt_complex_generic[] = {
     "aten::cat", "aten::chunk", "aten::clone", "aten::constant_pad_nd", "aten::contiguous", "aten::copy_",
     "aten::detach", "aten::diag", "aten::dim", "aten::empty_like", "aten::expand", "aten::expand_as", "aten::flatten.using_ints",
-    "aten::flip", "aten::gather", "aten::index_select", "aten::is_floating_point", "aten::len.Tensor", "aten::narrow",
+    "aten::flip", "aten::gather", "aten::index_select", "aten::is_floating_point", "aten::len.Tensor", "aten::narrow", "aten::narrow.Tensor",
     "aten::new_zeros", "aten::numel", "aten::ones_like", "aten::pad", "aten::permute", "aten::repeat", "aten::reshape",
     "aten::reshape_as", "aten::roll", "aten::select.int", "aten::size", "aten::size.int", "aten::slice.Tensor",
     "aten::split.Tensor", "aten::split.sizes", "aten::squeeze", "aten::squeeze.dim", "aten::stack", "aten::t",
     "aten::to.device", "aten::to.dtype", "aten::to.dtype_layout", "aten::to.other", "aten::to.prim_Device",
-    "aten::to.prim_dtype", "aten::to.prim_other", "aten::transpose.int", "aten::tril", "aten::unbind.int", "aten::unflatten.int",
+    "aten::to.prim_dtype", "aten::to.prim_other", "aten::transpose.int", "aten::tril", "aten::triu", "aten::unbind.int", "aten::unflatten.int",
     "aten::unsqueeze", "aten::view", "aten::view_as", "aten::zeros_like", "prim::device", "prim::dtype",
     "prim::is_cuda", "prim::layout", "prim::requires_grad", NULL,
 };
@@ -715,17 +715,20 @@ bool ts_rt_cx_any(const ts_rt_call *call) { return cx_find(call) != NULL; }
  * complex ones, in one of these ways:
  *   SPLIT   linear in self: the kernel on self's real and imaginary parts
  *           (sum, mean, cumsum; a dtype argument converts self first)
- *   MULTI   linear in each tensor (matmul, mm, bmm, dot, mv, einsum): the
- *           kernel on every choice of parts, summed with i's powers
+ *   MULTI   linear in each tensor (matmul, mm, bmm, dot, mv, inner, outer,
+ *           kron, einsum; linear's bias added after): the kernel on every
+ *           choice of parts, summed with i's powers
+ *   PROD    prod: complex products here, along a dim or of all
  *   ABS     a norm: the kernel on abs(self), in the parts' dtype
  *   VAR     var(re) + var(im), PyTorch's variance of complex values
  *   STD     sqrt(std(re)^2 + std(im)^2)
  *   REFUSE  PyTorch refuses complex: its message ('%s' the dtype) */
-typedef enum cx_alt_kind { CX_SPLIT, CX_MULTI, CX_ABS, CX_VAR, CX_STD, CX_REFUSE } cx_alt_kind;
+typedef enum cx_alt_kind { CX_SPLIT, CX_MULTI, CX_PROD, CX_ABS, CX_VAR, CX_STD, CX_REFUSE } cx_alt_kind;
 
 typedef struct cx_alt {
   cx_alt_kind kind;
-  int dtype_arg;   /* index of a `ScalarType? dtype` argument, or -1 */
+  int dtype_arg;   /* index of a `ScalarType? dtype` argument (MULTI: of a
+                    * bias added after the products), or -1 */
   const char *msg; /* REFUSE */
 } cx_alt;
 
@@ -761,7 +764,14 @@ typedef struct cx_alt {
   X(27, "aten::argmin", CX_REFUSE, -1, "\"argmin_cpu\" not implemented for '%s'")                   \
   X(28, "aten::sort", CX_REFUSE, -1, "\"sorting_kernel_method_name\" not implemented for '%s'")     \
   X(29, "aten::sort.stable", CX_REFUSE, -1, "\"sorting_kernel_method_name\" not implemented for '%s'") \
-  X(30, "aten::topk", CX_REFUSE, -1, "\"topk_cpu\" not implemented for '%s'")
+  X(30, "aten::topk", CX_REFUSE, -1, "\"topk_cpu\" not implemented for '%s'")                     \
+  X(31, "aten::inner", CX_MULTI, -1, NULL)                                                          \
+  X(32, "aten::outer", CX_MULTI, -1, NULL)                                                          \
+  X(33, "aten::kron", CX_MULTI, -1, NULL)                                                           \
+  X(34, "aten::linear", CX_MULTI, 2, NULL) /* (the bias, added after) */                            \
+  X(35, "aten::trace", CX_SPLIT, -1, NULL)                                                          \
+  X(36, "aten::prod", CX_PROD, 1, NULL)                                                             \
+  X(37, "aten::prod.dim_int", CX_PROD, 3, NULL)
 
 enum {
 #define CX_ALT_COUNT_X(id, ...) +1
@@ -887,12 +897,14 @@ static bool cx_alt_split(ts_rt_ctx *c, ts_rt_call *call, const cx_alt *a, ts_rt_
  * items (einsum). At most 4 of them (16 products). */
 #define CX_MULTI_MAX 4
 
-static bool cx_alt_multi(ts_rt_ctx *c, ts_rt_call *call, ts_rt_kernel_fn fn) {
-  const ts_rt_tensor *t[CX_MULTI_MAX];
+static bool cx_alt_multi(ts_rt_ctx *c, ts_rt_call *call, int bias_arg, ts_rt_kernel_fn fn) {
+  const ts_rt_tensor *t[CX_MULTI_MAX], *bias = NULL;
   uint32_t where[CX_MULTI_MAX], n = 0, list_arg = UINT32_MAX;
   for (uint32_t i = 0; i < call->nin; i++) {
     ts_iv v = call->in[i];
-    if (v.tag == TS_IV_TENSOR) {
+    if ((int)i == bias_arg) {
+      if (v.tag == TS_IV_TENSOR) bias = v.u.t;
+    } else if (v.tag == TS_IV_TENSOR) {
       if (n == CX_MULTI_MAX) return ts_rt_fail(c, "complex products of more than %d tensors are not supported", CX_MULTI_MAX);
       where[n] = i;
       t[n++] = v.u.t;
@@ -917,6 +929,8 @@ static bool cx_alt_multi(ts_rt_ctx *c, ts_rt_call *call, ts_rt_kernel_fn fn) {
       return ts_rt_fail(c, "expected scalar type %s but found %s", ts_rt_dtype_name((ts_dtype)t[0]->dtype),
                         ts_rt_dtype_name((ts_dtype)t[k]->dtype));
     }
+  if (bias && bias->dtype != t[0]->dtype) /* linear's addmm(bias, input, weight.t()) */
+    return ts_rt_fail(c, "self and mat2 must have the same dtype");
   ts_dtype cdt = (ts_dtype)t[0]->dtype;
   if (cdt == TS_DT_COMPLEX32) return ts_rt_fail(c, "unsupported dtype ComplexHalf (tsaot has no complex32 tensors)");
   ts_rt_tensor *part[CX_MULTI_MAX][2] = {{NULL}};
@@ -934,6 +948,7 @@ static bool cx_alt_multi(ts_rt_ctx *c, ts_rt_call *call, ts_rt_kernel_fn fn) {
   for (uint32_t mask = 0; mask < (1u << n) && ok; mask++) {
     ts_iv rep[16];
     cx_rep_init(rep, call->nin);
+    if (bias_arg >= 0 && (uint32_t)bias_arg < call->nin) rep[bias_arg] = ts_iv_none();
     int m = 0;
     for (uint32_t k = 0; k < n; k++) {
       int p = (mask >> k) & 1;
@@ -950,6 +965,8 @@ static bool cx_alt_multi(ts_rt_ctx *c, ts_rt_call *call, ts_rt_kernel_fn fn) {
     for (uint32_t k = 0; k < l->n; k++) l->items[k] = ts_iv_none();
     ts_iv_release((ts_iv){.u.l = l, .tag = TS_IV_LIST});
   }
+  /* linear's bias, part by part */
+  for (int p = 0; p < 2 && ok && bias; p++) ok = cx_acc(c, &acc[p], cx_part_copy(c, bias, p), 1.0);
   ts_rt_tensor *r = ok ? cx_join(c, acc[0], acc[1], cdt) : NULL;
   for (int p = 0; p < 2; p++)
     if (acc[p]) ts_rt_tensor_release(acc[p]);
@@ -1037,13 +1054,81 @@ static bool cx_alt_var(ts_rt_ctx *c, ts_rt_call *call, bool std, ts_rt_kernel_fn
   return true;
 }
 
+/* prod (self, dtype) and prod.dim_int (self, dim, keepdim, dtype): the
+ * product in complex128, in order along the dim. A real dtype argument
+ * casts self first and leaves the product to the kernel. */
+static bool cx_alt_prod(ts_rt_ctx *c, ts_rt_call *call, const cx_alt *a, ts_rt_kernel_fn fn) {
+  ts_rt_tensor *self;
+  if (!ts_rt_arg_tensor(c, call, 0, &self)) return false;
+  ts_dtype want = TS_DT_NONE;
+  if ((uint32_t)a->dtype_arg < call->nin && !ts_rt_arg_opt_dtype(c, call, (uint32_t)a->dtype_arg, &want)) return false;
+  if (want != TS_DT_NONE && !ts_dtype_is_complex(want)) {
+    ts_iv rep[16];
+    cx_rep_init(rep, call->nin);
+    ts_rt_tensor *src = ts_rt_tensor_to_dtype(c, self, want);
+    if (!src) return false;
+    rep[0] = ts_iv_tensor(src);
+    ts_rt_tensor *r = cx_run_with(c, call, fn, rep);
+    ts_rt_tensor_release(src);
+    if (!r) return false;
+    call->out[0] = ts_iv_tensor(r);
+    return true;
+  }
+  ts_dtype odt = want != TS_DT_NONE ? want : (ts_dtype)self->dtype;
+  if (odt == TS_DT_COMPLEX32) return ts_rt_fail(c, "unsupported dtype ComplexHalf (tsaot has no complex32 tensors)");
+  bool all = a->dtype_arg == 1;
+  int64_t dim = 0;
+  bool keep = false;
+  if (!all && (!ts_rt_arg_int(c, call, 1, &dim) || !ts_rt_arg_bool(c, call, 2, &keep))) return false;
+  int32_t nd = self->ndim;
+  int64_t lim = nd > 0 ? nd : 1;
+  if (!all && (dim < -lim || dim >= lim))
+    return ts_rt_fail(c, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                      (long long)-lim, (long long)(lim - 1), (long long)dim);
+  if (dim < 0) dim += lim;
+  /* self as [outer, n, inner] */
+  int64_t outer = 1, n = 1, inner = 1, osz[TS_RT_MAX_DIMS];
+  int32_t ond = 0;
+  for (int32_t i = 0; i < nd; i++) {
+    if (all) n *= self->sizes[i];
+    else if (i < dim) outer *= self->sizes[i];
+    else if (i == dim) n = self->sizes[i];
+    else inner *= self->sizes[i];
+    if (!all && (i != dim || keep)) osz[ond++] = i == dim ? 1 : self->sizes[i];
+  }
+  ts_rt_tensor *x = ts_rt_tensor_to_dtype(c, self, TS_DT_COMPLEX128);
+  ts_rt_tensor *r = x ? ts_rt_tensor_new(c, TS_DT_COMPLEX128, ond, osz, false) : NULL;
+  if (r) {
+    const cx_t *p = ts_rt_tensor_data(x);
+    cx_t *o = ts_rt_tensor_data(r);
+    bool c64 = odt == TS_DT_COMPLEX64;
+    for (int64_t u = 0; u < outer; u++)
+      for (int64_t v = 0; v < inner; v++) {
+        cx_t acc = 1;
+        for (int64_t k = 0; k < n; k++) {
+          acc *= p[(u * n + k) * inner + v];
+          /* complex64 rounds each partial product, as its kernel does */
+          if (c64) acc = CMPLX((float)creal(acc), (float)cimag(acc));
+        }
+        o[u * inner + v] = acc;
+      }
+  }
+  if (x) ts_rt_tensor_release(x);
+  ts_rt_tensor *res = r ? ts_rt_tensor_to_dtype(c, r, odt) : NULL;
+  if (r) ts_rt_tensor_release(r);
+  if (!res) return false;
+  call->out[0] = ts_iv_tensor(res);
+  return true;
+}
+
 static bool cx_alt_run(ts_rt_ctx *c, ts_rt_call *call, int id) {
   const cx_alt *a = &cx_alts[id];
   ts_rt_kernel_fn fn = cx_alt_real[id];
   if (!fn) return ts_rt_fail(c, "complex form of this operator: no kernel bound");
   switch (a->kind) {
   case CX_SPLIT: return cx_alt_split(c, call, a, fn);
-  case CX_MULTI: return cx_alt_multi(c, call, fn);
+  case CX_MULTI: return cx_alt_multi(c, call, a->dtype_arg, fn);
+  case CX_PROD: return cx_alt_prod(c, call, a, fn);
   case CX_ABS: return cx_alt_abs(c, call, a, fn);
   case CX_VAR: return cx_alt_var(c, call, false, fn);
   case CX_STD: return cx_alt_var(c, call, true, fn);
