@@ -263,7 +263,7 @@ static bool k_is_false(ts_rt_ctx *c, ts_rt_call *call) {
  * dict, str) refuses complex inputs (ts_rt_call_complex_check). */
 const char *const ts_rt_complex_generic[] = {
     "aten::cat", "aten::chunk", "aten::clone", "aten::constant_pad_nd", "aten::contiguous", "aten::copy_",
-    "aten::detach", "aten::diag", "aten::dim", "aten::empty_like", "aten::expand", "aten::expand_as", "aten::flatten.using_ints",
+    "aten::detach", "aten::diag", "aten::diag_embed", "aten::diagonal", "aten::dim", "aten::empty_like", "aten::expand", "aten::expand_as", "aten::flatten.using_ints",
     "aten::flip", "aten::gather", "aten::index_select", "aten::is_floating_point", "aten::len.Tensor", "aten::narrow", "aten::narrow.Tensor",
     "aten::new_zeros", "aten::numel", "aten::ones_like", "aten::pad", "aten::permute", "aten::repeat", "aten::reshape",
     "aten::reshape_as", "aten::roll", "aten::select.int", "aten::size", "aten::size.int", "aten::slice.Tensor",
@@ -719,11 +719,13 @@ bool ts_rt_cx_any(const ts_rt_call *call) { return cx_find(call) != NULL; }
  *           kron, einsum; linear's bias added after): the kernel on every
  *           choice of parts, summed with i's powers
  *   PROD    prod: complex products here, along a dim or of all
+ *   SOLVE   linalg_solve: the kernel on the real system of twice the size,
+ *           [[Ar, -Ai], [Ai, Ar]] [Xr; Xi] = [Br; Bi]
  *   ABS     a norm: the kernel on abs(self), in the parts' dtype
  *   VAR     var(re) + var(im), PyTorch's variance of complex values
  *   STD     sqrt(std(re)^2 + std(im)^2)
  *   REFUSE  PyTorch refuses complex: its message ('%s' the dtype) */
-typedef enum cx_alt_kind { CX_SPLIT, CX_MULTI, CX_PROD, CX_ABS, CX_VAR, CX_STD, CX_REFUSE } cx_alt_kind;
+typedef enum cx_alt_kind { CX_SPLIT, CX_MULTI, CX_PROD, CX_SOLVE, CX_ABS, CX_VAR, CX_STD, CX_REFUSE } cx_alt_kind;
 
 typedef struct cx_alt {
   cx_alt_kind kind;
@@ -771,7 +773,8 @@ typedef struct cx_alt {
   X(34, "aten::linear", CX_MULTI, 2, NULL) /* (the bias, added after) */                            \
   X(35, "aten::trace", CX_SPLIT, -1, NULL)                                                          \
   X(36, "aten::prod", CX_PROD, 1, NULL)                                                             \
-  X(37, "aten::prod.dim_int", CX_PROD, 3, NULL)
+  X(37, "aten::prod.dim_int", CX_PROD, 3, NULL)                                                     \
+  X(38, "aten::linalg_solve", CX_SOLVE, -1, NULL)
 
 enum {
 #define CX_ALT_COUNT_X(id, ...) +1
@@ -1121,6 +1124,57 @@ static bool cx_alt_prod(ts_rt_ctx *c, ts_rt_call *call, const cx_alt *a, ts_rt_k
   return true;
 }
 
+/* cat of two tensors along dim (new reference; both borrowed). */
+static ts_rt_tensor *cx_cat2(ts_rt_ctx *c, ts_rt_tensor *a, ts_rt_tensor *b, int64_t dim) {
+  if (!a || !b) return NULL;
+  ts_rt_tensor *ts[2] = {a, b};
+  return ts_rt_cat(c, ts, 2, dim);
+}
+
+static bool cx_alt_solve(ts_rt_ctx *c, ts_rt_call *call, ts_rt_kernel_fn fn) {
+  ts_rt_tensor *A, *B;
+  if (!ts_rt_arg_tensor(c, call, 0, &A) || !ts_rt_arg_tensor(c, call, 1, &B)) return false;
+  if (A->dtype != B->dtype)
+    return ts_rt_fail(c, "linalg.solve: Expected A and B to have the same dtype, but found A of type %s and B of type %s "
+                         "instead", ts_rt_dtype_name((ts_dtype)A->dtype), ts_rt_dtype_name((ts_dtype)B->dtype));
+  bool left = true;
+  if (call->nin > 2 && !ts_rt_arg_bool(c, call, 2, &left)) return false;
+  if (!left) return ts_rt_fail(c, "linalg.solve: left=False on complex tensors is not supported by tsaot yet");
+  if (A->ndim < 2) return ts_rt_fail(c, "linalg.solve: The input tensor A must have at least 2 dimensions.");
+  ts_dtype cdt = (ts_dtype)A->dtype;
+  if (cdt == TS_DT_COMPLEX32) return ts_rt_fail(c, "unsupported dtype ComplexHalf (tsaot has no complex32 tensors)");
+  /* B a batch of vectors, as ATen's linalg_solve_is_vector_rhs tells */
+  bool vec = B->ndim == 1 || (B->ndim == A->ndim - 1 &&
+                              memcmp(B->sizes, A->sizes, (size_t)B->ndim * sizeof(int64_t)) == 0);
+  int64_t bdim = vec ? -1 : -2;
+  ts_rt_tensor *ar = cx_part_copy(c, A, 0), *ai = ar ? cx_part_copy(c, A, 1) : NULL;
+  ts_rt_tensor *br = ai ? cx_part_copy(c, B, 0) : NULL, *bi = br ? cx_part_copy(c, B, 1) : NULL;
+  ts_rt_tensor *nai = bi ? ts_rt_mul_scalar(c, ai, -1.0) : NULL;
+  ts_rt_tensor *top = cx_cat2(c, ar, nai, -1), *bot = top ? cx_cat2(c, ai, ar, -1) : NULL;
+  ts_rt_tensor *big = bot ? cx_cat2(c, top, bot, -2) : NULL, *bb = big ? cx_cat2(c, br, bi, bdim) : NULL;
+  ts_rt_tensor *x = NULL, *r = NULL;
+  if (bb) {
+    ts_iv rep[16];
+    cx_rep_init(rep, call->nin);
+    rep[0] = ts_iv_tensor(big);
+    rep[1] = ts_iv_tensor(bb);
+    x = cx_run_with(c, call, fn, rep);
+  }
+  if (x) {
+    int64_t n = A->sizes[A->ndim - 1];
+    ts_rt_tensor *xr = ts_rt_narrow(c, x, bdim, 0, n), *xi = xr ? ts_rt_narrow(c, x, bdim, n, n) : NULL;
+    r = xi ? cx_join(c, xr, xi, cdt) : NULL;
+    if (xr) ts_rt_tensor_release(xr);
+    if (xi) ts_rt_tensor_release(xi);
+  }
+  ts_rt_tensor *tmp[] = {ar, ai, br, bi, nai, top, bot, big, bb, x};
+  for (size_t k = 0; k < sizeof tmp / sizeof tmp[0]; k++)
+    if (tmp[k]) ts_rt_tensor_release(tmp[k]);
+  if (!r) return false;
+  call->out[0] = ts_iv_tensor(r);
+  return true;
+}
+
 static bool cx_alt_run(ts_rt_ctx *c, ts_rt_call *call, int id) {
   const cx_alt *a = &cx_alts[id];
   ts_rt_kernel_fn fn = cx_alt_real[id];
@@ -1129,6 +1183,7 @@ static bool cx_alt_run(ts_rt_ctx *c, ts_rt_call *call, int id) {
   case CX_SPLIT: return cx_alt_split(c, call, a, fn);
   case CX_MULTI: return cx_alt_multi(c, call, a->dtype_arg, fn);
   case CX_PROD: return cx_alt_prod(c, call, a, fn);
+  case CX_SOLVE: return cx_alt_solve(c, call, fn);
   case CX_ABS: return cx_alt_abs(c, call, a, fn);
   case CX_VAR: return cx_alt_var(c, call, false, fn);
   case CX_STD: return cx_alt_var(c, call, true, fn);
