@@ -514,13 +514,12 @@ bool ts_rt_cx_pointwise(ts_rt_ctx *c, ts_rt_call *call, ts_pw_op op, ts_rt_pw_fo
   uint32_t nargs = call->nin - (has_out ? 1 : 0);
   cx_par q = {1.0, false, 0};
   /* the operands a b w as the layout reads them */
-  uint32_t idx[3] = {0, 1, 2}, nopd = d->nin;
+  uint32_t nopd = d->nin > 3 ? 3 : d->nin;
   if (layout == TS_PWL_MASKED_FILL) nopd = 2; /* self, mask; the value is q.p */
-  if (layout == TS_PWL_UNARY && nargs > 1) nopd = 1;
   if (nopd > nargs) return ts_rt_fail(c, "aten::%s: expected %u arguments, got %u", d->name, nopd, nargs);
   cx_opnd o[3] = {{NULL, false, false}, {NULL, false, false}, {NULL, false, false}};
   bool ok = true;
-  for (uint32_t k = 0; k < nopd && ok; k++) ok = cx_opnd_get(c, call, idx[k], &o[k]);
+  for (uint32_t k = 0; k < nopd && ok; k++) ok = cx_opnd_get(c, call, k, &o[k]);
   /* the dtype PyTorch computes in: result_type of the value operands */
   ts_result_state rs = TS_RESULT_STATE_INIT;
   uint32_t first = layout == TS_PWL_WHERE ? 1 : 0, last = layout == TS_PWL_MASKED_FILL ? 1 : nopd;
@@ -570,6 +569,7 @@ bool ts_rt_cx_pointwise(ts_rt_ctx *c, ts_rt_call *call, ts_pw_op op, ts_rt_pw_fo
     else ok = cx_num(c, call, ai, &v);
     q.p = c64 ? (float)v : v;
   }
+  if (ok && layout == TS_PWL_MASKED_FILL && nargs < 3) ok = ts_rt_fail(c, "masked_fill: expected 3 arguments");
   if (ok && layout == TS_PWL_MASKED_FILL) {
     ts_iv v = call->in[2];
     if (v.tag == TS_IV_TENSOR) {
