@@ -62,20 +62,24 @@ static void sr_fresh(ts_sr_shape *out, const ts_sr_shape *const *in, uint32_t n)
 typedef enum sr_red_dt {
   SR_RED_SELF,  /* self's (amax, max) */
   SR_RED_ACC,   /* sum, prod: integral and bool -> int64, or the dtype argument */
-  SR_RED_FLOAT, /* mean, std, var, norm, logsumexp: self's if floating, else it fails */
+  SR_RED_FLOAT, /* mean, logsumexp: self's if floating or complex, else it fails */
+  SR_RED_REAL,  /* std, var, norm: SR_RED_FLOAT, but complex gives its parts' dtype */
   SR_RED_BOOL,  /* all, any: bool (uint8 stays uint8) */
   SR_RED_LONG,  /* argmax, argmin: int64 */
 } sr_red_dt;
 
 static int8_t sr_red_dtype(sr_red_dt how, int8_t self, int8_t arg) {
+  if (how == SR_RED_REAL && ts_dtype_is_complex((ts_dtype)(arg != TS_DT_NONE ? arg : self)))
+    return (arg != TS_DT_NONE ? arg : self) == TS_DT_COMPLEX128 ? TS_DT_FLOAT64 : TS_DT_FLOAT32;
   if (arg != TS_DT_NONE)
     return arg;
   if (self == TS_DT_NONE && how != SR_RED_LONG)
     return TS_DT_NONE;
   switch (how) {
   case SR_RED_SELF: return self;
-  case SR_RED_ACC: return ts_dtype_is_float((ts_dtype)self) ? self : TS_DT_INT64;
-  case SR_RED_FLOAT: return ts_dtype_is_float((ts_dtype)self) ? self : -2;
+  case SR_RED_ACC: return ts_dtype_is_float((ts_dtype)self) || ts_dtype_is_complex((ts_dtype)self) ? self : TS_DT_INT64;
+  case SR_RED_FLOAT: return ts_dtype_is_float((ts_dtype)self) || ts_dtype_is_complex((ts_dtype)self) ? self : -2;
+  case SR_RED_REAL: return ts_dtype_is_float((ts_dtype)self) ? self : -2;
   case SR_RED_BOOL: return self == TS_DT_UINT8 ? TS_DT_UINT8 : TS_DT_BOOL;
   case SR_RED_LONG: return TS_DT_INT64;
   }
@@ -176,16 +180,16 @@ static void sr_max_all(ts_sr_call *c) { sr_reduce(c, SR_RED_SELF, -1, -1, -1, fa
 static void sr_max_dim(ts_sr_call *c) { sr_reduce(c, SR_RED_SELF, 1, 2, -1, true); }
 static void sr_all(ts_sr_call *c) { sr_reduce(c, SR_RED_BOOL, -1, -1, -1, false); }
 static void sr_all_dim(ts_sr_call *c) { sr_reduce(c, SR_RED_BOOL, 1, 2, -1, false); }
-static void sr_std(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, -1, -1, -1, false); }
-static void sr_std_dim(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, 1, 3, -1, false); }
-static void sr_norm(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, -1, -1, -1, false); }
-static void sr_norm_dim(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, 2, 3, -1, false); }
-static void sr_norm_dim_dtype(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, 2, 3, 4, false); }
-static void sr_norm_dtype(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, -1, -1, 2, false); }
+static void sr_std(ts_sr_call *c) { sr_reduce(c, SR_RED_REAL, -1, -1, -1, false); }
+static void sr_std_dim(ts_sr_call *c) { sr_reduce(c, SR_RED_REAL, 1, 3, -1, false); }
+static void sr_norm(ts_sr_call *c) { sr_reduce(c, SR_RED_REAL, -1, -1, -1, false); }
+static void sr_norm_dim(ts_sr_call *c) { sr_reduce(c, SR_RED_REAL, 2, 3, -1, false); }
+static void sr_norm_dim_dtype(ts_sr_call *c) { sr_reduce(c, SR_RED_REAL, 2, 3, 4, false); }
+static void sr_norm_dtype(ts_sr_call *c) { sr_reduce(c, SR_RED_REAL, -1, -1, 2, false); }
 /* frobenius_norm(self[, dim, keepdim]); nuclear_norm(self, keepdim) (a
  * matrix: all of its dims), nuclear_norm(self, dim, keepdim) */
-static void sr_frobenius_dim(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, 1, 2, -1, false); }
-static void sr_nuclear(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, -1, 1, -1, false); }
+static void sr_frobenius_dim(ts_sr_call *c) { sr_reduce(c, SR_RED_REAL, 1, 2, -1, false); }
+static void sr_nuclear(ts_sr_call *c) { sr_reduce(c, SR_RED_REAL, -1, 1, -1, false); }
 static void sr_logsumexp(ts_sr_call *c) { sr_reduce(c, SR_RED_FLOAT, 1, 2, -1, false); }
 static void sr_prod(ts_sr_call *c) { sr_reduce(c, SR_RED_ACC, -1, -1, 1, false); }
 static void sr_prod_dim(ts_sr_call *c) { sr_reduce(c, SR_RED_ACC, 1, 2, 3, false); }

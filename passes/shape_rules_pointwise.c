@@ -159,13 +159,20 @@ static void sr_pointwise(ts_sr_call *c, sr_pw_dt how) {
   case SR_PW_SAME: out.dtype = (int8_t)sr_result_type(ops, nops); break;
   case SR_PW_FLOAT: {
     ts_dtype r = sr_result_type(ops, nops);
-    out.dtype = (int8_t)(r == TS_DT_NONE || ts_dtype_is_float(r) ? r : TS_DT_FLOAT32);
+    out.dtype = (int8_t)(r == TS_DT_NONE || ts_dtype_is_float(r) || ts_dtype_is_complex(r) ? r : TS_DT_FLOAT32);
     break;
   }
   case SR_PW_BOOL: out.dtype = TS_DT_BOOL; break;
-  case SR_PW_DOUBLE: out.dtype = TS_DT_FLOAT64; break;
+  case SR_PW_DOUBLE: {
+    ts_dtype r = sr_result_type(ops, nops);
+    out.dtype = (int8_t)(ts_dtype_is_complex(r) ? TS_DT_COMPLEX128 : TS_DT_FLOAT64);
+    break;
+  }
   case SR_PW_SELF: out.dtype = self_dt; break;
   }
+  /* abs of a complex tensor is real (runtime/kernels/complex.c) */
+  if (c->node->kind == TS_K_aten_abs && ts_dtype_is_complex((ts_dtype)out.dtype))
+    out.dtype = (int8_t)(out.dtype == TS_DT_COMPLEX128 ? TS_DT_FLOAT64 : TS_DT_FLOAT32);
   ts_sr_meta_from(&out, metas, nmeta);
   if (contiguous)
     ts_sr_contiguous(&out);

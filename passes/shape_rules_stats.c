@@ -53,7 +53,9 @@ static void ss_dot(ts_sr_call *c) {
 static void ss_trace(ts_sr_call *c) {
   ts_sr_shape a;
   if (!ts_sr_tensor(c, 0, &a)) return;
-  int8_t dt = a.dtype == TS_DT_NONE ? TS_DT_NONE : ts_dtype_is_float((ts_dtype)a.dtype) ? a.dtype : TS_DT_INT64;
+  int8_t dt = a.dtype == TS_DT_NONE                                                          ? TS_DT_NONE
+              : ts_dtype_is_float((ts_dtype)a.dtype) || ts_dtype_is_complex((ts_dtype)a.dtype) ? a.dtype
+                                                                                              : TS_DT_INT64;
   ss_set(c, 0, &a, dt, 0, NULL);
 }
 
@@ -270,7 +272,12 @@ static void ss_nansum(ts_sr_call *c) {
 static void ss_nanmean(ts_sr_call *c) { ss_reduce(c, 1, 2, ss_dtype_or(c, 3, ss_self_dt(c)), TS_DT_NONE); }
 /* linalg_vector_norm / linalg_matrix_norm / linalg_norm (self, ord, dim,
  * keepdim, dtype) */
-static void ss_norm(ts_sr_call *c) { ss_reduce(c, 2, 3, ss_dtype_or(c, 4, ss_self_dt(c)), TS_DT_NONE); }
+static void ss_norm(ts_sr_call *c) {
+  int8_t dt = ss_dtype_or(c, 4, ss_self_dt(c));
+  /* a complex input's norm is real (runtime/kernels/complex.c) */
+  if (ts_dtype_is_complex((ts_dtype)dt)) dt = dt == TS_DT_COMPLEX128 ? TS_DT_FLOAT64 : TS_DT_FLOAT32;
+  ss_reduce(c, 2, 3, dt, TS_DT_NONE);
+}
 
 /* quantile(self, q, dim?, keepdim, ...): a 1-d tensor q adds its length in
  * front */

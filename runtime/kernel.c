@@ -202,7 +202,8 @@ static void ts_k_init_once(void) {
       }
       slot->schema = s;
       slot->fn = e->fn;
-      slot->complex_ok = ts_k_tables[t] == ts_rt_kernels_complex || ts_k_tables[t] == ts_rt_kernels_fft ||
+      /* the pointwise table (t 0) hands complex operands to complex.c */
+      slot->complex_ok = t == 0 || ts_k_tables[t] == ts_rt_kernels_complex || ts_k_tables[t] == ts_rt_kernels_fft ||
                          ts_k_tables[t] == ts_rt_kernels_prim || ts_k_tables[t] == ts_rt_kernels_list ||
                          ts_k_tables[t] == ts_rt_kernels_dict || ts_k_tables[t] == ts_rt_kernels_str;
       ts_k_all[ts_k_nall++] = e;
@@ -220,6 +221,19 @@ static void ts_k_init_once(void) {
     ts_k_slot *slot = ts_k_find_slot(sc);
     if (slot && slot->schema)
       slot->complex_ok = true;
+  }
+  /* complex.c's wrappers in front of other files' kernels */
+  for (const ts_rt_cx_alt *a = ts_rt_cx_alts; a->schema; a++) {
+    const ts_schema *sc = ts_k_resolve(a->schema);
+    ts_k_slot *slot = sc ? ts_k_find_slot(sc) : NULL;
+    if (!slot || !slot->schema) {
+      ts_buf_printf(&ts_k_errors, "complex form of '%s': no such schema or no kernel for it\n", a->schema);
+      ts_k_ok = false;
+      continue;
+    }
+    *a->real = slot->fn;
+    slot->fn = a->wrap;
+    slot->complex_ok = true;
   }
   ts_k_bind_adapters();
 }

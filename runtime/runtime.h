@@ -515,8 +515,9 @@ bool ts_rt_kernels_init(ts_diag *d);
 /* The kernel for a schema of the op table, or NULL. */
 ts_rt_kernel_fn ts_rt_kernel_for(const ts_schema *s);
 /* Whether the kernel of s takes complex tensors: complex.c's and fft.c's,
- * the element-moving kernels complex.c lists (ts_rt_complex_generic), and
- * their in-place and out= adapters. The interpreter and compiled models
+ * the pointwise table's (its kernels hand complex operands to complex.c),
+ * the element-moving kernels complex.c lists (ts_rt_complex_generic), those
+ * complex.c wraps (ts_rt_cx_alts), and their in-place and out= adapters. The interpreter and compiled models
  * call ts_rt_call_complex_check before any other kernel, so that a kernel
  * written for real dtypes refuses a complex tensor rather than read its
  * real part. */
@@ -526,6 +527,17 @@ bool ts_rt_kernel_complex_ok(const ts_schema *s);
  * inputs (directly or in a list). */
 extern const char *const ts_rt_complex_generic[];
 bool ts_rt_call_complex_check(ts_rt_ctx *c, const ts_rt_call *call);
+/* kernels/complex.c: kernels of other files taken to complex tensors (sum,
+ * mean, matmul, einsum, norms, ...; PyTorch's refusals for max, sort, ...).
+ * kernels_init binds `wrap` in place of the schema's kernel, after storing
+ * that kernel in *real: wrap runs it on real inputs and complex.c's form of
+ * it on complex ones. Ends with a NULL schema. */
+typedef struct ts_rt_cx_alt {
+  const char *schema;
+  ts_rt_kernel_fn wrap;
+  ts_rt_kernel_fn *real;
+} ts_rt_cx_alt;
+extern const ts_rt_cx_alt ts_rt_cx_alts[];
 /* The same by name ("aten::add.Tensor"), for tests and tools. */
 ts_rt_kernel_fn ts_rt_kernel_by_name(const char *schema_name);
 /* Every bound entry, for tests and listings; count in *n. Adapters are not

@@ -119,6 +119,21 @@ ts_rt_tensor *ts_rt_argsort(ts_rt_ctx *c, const ts_rt_tensor *a, int64_t dim, bo
  * prim::is_nested reports). */
 bool ts_rt_tensor_is_nested(const ts_rt_tensor *t);
 
+/* ---------------------------------------------------- kernels/complex.c */
+
+/* How a pointwise row's kernel writes its result (pointwise.c's modes): a
+ * new tensor; into out= (the last argument; the result must cast to it);
+ * into self (in place: self's shape, castable); into out= whatever its
+ * dtype (out= overloads PyTorch generates from the functional op). */
+typedef enum ts_rt_pw_form { TS_RT_PW_NEW, TS_RT_PW_OUT, TS_RT_PW_INPLACE, TS_RT_PW_OUTCOPY } ts_rt_pw_form;
+/* Whether a call has a complex tensor among its inputs (or in a list). */
+bool ts_rt_cx_any(const ts_rt_call *call);
+/* Row op's kernel on a call with a complex operand: PyTorch's complex
+ * formula, or its refusal; pointwise.c hands such calls here. */
+bool ts_rt_cx_pointwise(ts_rt_ctx *c, ts_rt_call *call, ts_pw_op op, ts_rt_pw_form form);
+/* fill_ (zero: zero_) of a call with a complex operand. */
+bool ts_rt_cx_fill(ts_rt_ctx *c, ts_rt_call *call, bool zero);
+
 /* --------------------------------------------------- kernels/random.c */
 
 /* PyTorch's default_rng_seed_val: the seed of a fresh process's generator. */

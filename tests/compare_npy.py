@@ -7,7 +7,7 @@ Each CASE_DIR holds model.pt, in0.npy.., out0.npy.. (PyTorch's outputs) and
 case.txt (atol:, rtol:). The command `TSAOT_RUN model.pt in0.npy.. -o TMP`
 must write TMP/out0.npy.. with the same count, dtypes and shapes, and values
 within atol + rtol * |expected| (exact for integer and bool arrays; NaN
-matches NaN). Prints one line per case and 'N passed, N failed'; exits 1 when
+matches NaN; complex values part by part). Prints one line per case and 'N passed, N failed'; exits 1 when
 any case failed. Each --arg ARG is passed on to TSAOT_RUN (--arg --optimize
 runs the optimized graph).
 """
@@ -47,12 +47,24 @@ def compare(got, want, atol, rtol):
     if want.dtype.kind in "biu":
         bad = np.count_nonzero(got != want)
         return None if bad == 0 else "%d of %d elements differ" % (bad, want.size)
-    g, w = got.astype(np.float64), want.astype(np.float64)
-    ok = np.isclose(g, w, atol=atol, rtol=rtol, equal_nan=True)
+    if want.dtype.kind == "c":
+        # complex: each part by the rule, an element off if either part is
+        g, w = got.astype(np.complex128), want.astype(np.complex128)
+        parts = [(g.real, w.real), (g.imag, w.imag)]
+    else:
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        parts = [(g, w)]
+    ok = np.ones(want.shape, dtype=bool)
+    err = np.zeros(want.shape)
+    for gp, wp in parts:
+        ok &= np.isclose(gp, wp, atol=atol, rtol=rtol, equal_nan=True)
+        e = np.abs(gp - wp)
+        e[np.isnan(e)] = np.inf
+        e[np.isnan(gp) & np.isnan(wp)] = 0
+        err = np.maximum(err, e)
     if ok.all():
         return None
-    err = np.abs(g - w)
-    err[np.isnan(err)] = np.inf
+    err[ok] = 0
     i = int(np.argmax(err))
     return "%d of %d elements off; worst at flat index %d: got %r, expected %r" % (
         ok.size - int(ok.sum()), ok.size, i, g.flat[i], w.flat[i])

@@ -5,7 +5,7 @@
 
 Exits 1 (printing what differs) unless every GOT matches its WANT: same
 dtype and shape, values within ATOL + RTOL * |WANT| (exact for integers
-and bools; NaN matches NaN)."""
+and bools; NaN matches NaN; complex values part by part)."""
 import os
 import sys
 

@@ -742,6 +742,9 @@ typedef struct pw_arg {
  * result is computed as by the functional op, then copied into out (resized,
  * cast to its dtype without a castability check). */
 typedef enum pw_mode { PW_NEW, PW_OUT, PW_INPLACE, PW_OUTCOPY } pw_mode;
+_Static_assert(PW_NEW == (int)TS_RT_PW_NEW && PW_OUT == (int)TS_RT_PW_OUT && PW_INPLACE == (int)TS_RT_PW_INPLACE &&
+                   PW_OUTCOPY == (int)TS_RT_PW_OUTCOPY,
+               "pw_mode is ts_rt_pw_form");
 
 /* The temporaries one kernel call made (wrapped numbers, converted values). */
 typedef struct pw_tmp {
@@ -1232,6 +1235,7 @@ bool ts_rt_fill_(ts_rt_ctx *c, ts_rt_tensor *a, double value) {
 
 /* fill_ with a 0-d tensor or number, converted to self's dtype. */
 static bool pw_k_fill(ts_rt_ctx *c, ts_rt_call *call) {
+  if (ts_rt_cx_any(call)) return ts_rt_cx_fill(c, call, false);
   ts_rt_tensor *self = NULL;
   pw_tmp tm = {{NULL}, 0};
   pw_arg v;
@@ -1252,6 +1256,7 @@ static bool pw_k_fill(ts_rt_ctx *c, ts_rt_call *call) {
 }
 
 static bool pw_k_zero(ts_rt_ctx *c, ts_rt_call *call) {
+  if (ts_rt_cx_any(call)) return ts_rt_cx_fill(c, call, true);
   ts_rt_tensor *self = NULL;
   if (!ts_rt_arg_tensor(c, call, 0, &self) || !ts_rt_fill_(c, self, 0)) return false;
   ts_rt_tensor_retain(self);
@@ -1362,6 +1367,8 @@ bool ts_rt_pointwise_buffer(ts_rt_ctx *c, ts_pw_op op, ts_dtype dt, void *x, int
 
 /* A row's kernel in one mode: the layout reads the overload's arguments. */
 static bool pw_k(ts_rt_ctx *c, ts_rt_call *call, ts_pw_op op, pw_mode mode) {
+  /* complex operands: the row's complex formula (kernels/complex.c) */
+  if (ts_rt_cx_any(call)) return ts_rt_cx_pointwise(c, call, op, (ts_rt_pw_form)mode);
   switch ((ts_pw_layout)ts_pw_get(op)->layout) {
   case TS_PWL_UNARY: case TS_PWL_GELU: case TS_PWL_ROUND: return pw_k_unary(c, call, op, mode);
   case TS_PWL_BINARY: case TS_PWL_ALPHA: case TS_PWL_DIV: case TS_PWL_INT_SELF: return pw_k_binary(c, call, op, mode);

@@ -113,9 +113,10 @@ def compare(got, want, noval, override, own):
     if ok.all():
         return None
     # the element furthest past its bound
-    err = np.abs(got.astype(np.complex128) - want.astype(np.complex128)) - (atol + rtol * np.abs(want))
+    # flat, so that a 0-d output (a numpy scalar after abs) indexes too
+    err = (np.abs(got.astype(np.complex128) - want.astype(np.complex128)) - (atol + rtol * np.abs(want))).reshape(-1)
     err[np.isnan(err)] = np.inf
-    i = int(np.argmax(np.where(ok, -np.inf, err)))
+    i = int(np.argmax(np.where(ok.reshape(-1), -np.inf, err)))
     return "%d of %d elements off (atol %g, rtol %g); worst at flat index %d: got %r, expected %r" % (
         ok.size - int(ok.sum()), ok.size, atol, rtol, i, got.flat[i].item(), want.flat[i].item())
 
