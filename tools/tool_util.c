@@ -1,12 +1,84 @@
 /* tools/tool_util.c: see tool_util.h. */
 #include "tool_util.h"
 
+#include "archive.h"
 #include "npy.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef TSAOT_VERSION
+#error "CMake defines TSAOT_VERSION (the project's version) for this file"
+#endif
+
+const char *ts_tool_version(void) { return TSAOT_VERSION; }
+
+void ts_tool_print_version(const char *prog) {
+  if (strcmp(prog, "tsaot") == 0)
+    printf("tsaot %s (LLVM %s)\n", TSAOT_VERSION, TSAOT_LLVM_VERSION);
+  else
+    printf("%s (tsaot) %s (LLVM %s)\n", prog, TSAOT_VERSION, TSAOT_LLVM_VERSION);
+}
+
+/* What a pickle starting at p[0..n) holds at its top, in words: the class
+ * of its first GLOBAL ("collections.OrderedDict"), into out[cap]. */
+static void ts_tool_pickle_top(const uint8_t *p, size_t n, char *out, size_t cap) {
+  snprintf(out, cap, "a pickle");
+  size_t at = n >= 2 && p[0] == 0x80 ? 2 : 0; /* PROTO */
+  if (at >= n || p[at] != 'c')                 /* GLOBAL "module\nname\n" */
+    return;
+  const uint8_t *mod = p + at + 1, *end = p + n;
+  const uint8_t *nl = memchr(mod, '\n', (size_t)(end - mod));
+  const uint8_t *name = nl ? nl + 1 : NULL;
+  const uint8_t *nl2 = name && name < end ? memchr(name, '\n', (size_t)(end - name)) : NULL;
+  if (!nl2 || nl - mod > 200 || nl2 - name > 200)
+    return;
+  for (const uint8_t *q = mod; q < nl2; q++)
+    if (*q != '\n' && (*q < 0x20 || *q > 0x7e))
+      return;
+  snprintf(out, cap, "a pickled %.*s.%.*s", (int)(nl - mod), (const char *)mod, (int)(nl2 - name),
+           (const char *)name);
+}
+
+bool ts_tool_explain_not_torchscript(const char *prog, const char *path) {
+  char what[512];
+  ts_diag d = {0};
+  ts_fe_archive *a = ts_fe_archive_open(path, NULL, &d);
+  ts_diag_free(&d);
+  if (a) {
+    bool code = ts_fe_archive_has(a, "constants.pkl");
+    for (uint32_t i = 0, n = ts_fe_archive_count(a); !code && i < n; i++)
+      code = strncmp(ts_fe_archive_name(a, i), "code/", 5) == 0;
+    size_t len = 0;
+    ts_diag d2 = {0};
+    const uint8_t *pkl = code || !ts_fe_archive_has(a, "data.pkl") ? NULL : ts_fe_archive_read(a, "data.pkl", &len, &d2);
+    ts_diag_free(&d2);
+    if (pkl)
+      ts_tool_pickle_top(pkl, len, what, sizeof what);
+    ts_fe_archive_close(a);
+    if (!pkl)
+      return false;
+  } else {
+    /* torch.save's legacy format: a bare pickle (PROTO 2, then the magic
+     * number as a LONG1) */
+    uint8_t head[2] = {0};
+    FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+    size_t n = f ? fread(head, 1, 2, f) : 0;
+    if (f)
+      fclose(f);
+    if (n != 2 || head[0] != 0x80 || head[1] < 2 || head[1] > 5)
+      return false;
+    snprintf(what, sizeof what, "a pickle in torch.save's legacy format");
+  }
+  if (strstr(what, "collections.OrderedDict"))
+    snprintf(what, sizeof what, "a state_dict (a pickled collections.OrderedDict)");
+  fprintf(stderr, "%s: error: %s: not TorchScript: torch.save wrote %s; make the model TorchScript with "
+          "torch.jit.script(model) or torch.jit.trace(model, example) and save that with torch.jit.save\n",
+          prog, path, what);
+  return true;
+}
 
 char *ts_tool_read_file(const char *prog, const char *path, size_t max, size_t *len) {
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");

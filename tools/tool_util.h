@@ -6,6 +6,19 @@
 
 #include "passes.h"
 
+/* tsaot's version ("0.1.0", CMake's project version) and the line every
+ * tool prints for --version: "tsaot 0.1.0 (LLVM 16.0.6)" for tsaot,
+ * "tsaot-run (tsaot) 0.1.0 (LLVM 16.0.6)" for the others. */
+const char *ts_tool_version(void);
+void ts_tool_print_version(const char *prog);
+
+/* After a model failed to load: when `path` is a file torch.save wrote (a
+ * state_dict, a pickled module: a zip archive with data.pkl and no code/,
+ * or a bare pickle), prints one line "PROG: error: PATH: not TorchScript:
+ * ..." telling how to make TorchScript of it, and returns true; false (and
+ * prints nothing) otherwise, for the loader's own message. */
+bool ts_tool_explain_not_torchscript(const char *prog, const char *path);
+
 /* All of `path` ("-": standard input) in a malloc'd, NUL-terminated buffer;
  * NULL after printing "PROG: error: ..." to stderr. At most `max` bytes. */
 char *ts_tool_read_file(const char *prog, const char *path, size_t max, size_t *len);

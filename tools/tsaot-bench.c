@@ -73,6 +73,7 @@ static void ts_bench_usage(FILE *f) {
           "                     x86-64 level, tsaot's default, names the copy that ran:\n"
           "                     x86-64-v2, v3 or v4)\n"
           "  --json             one JSON object on stdout instead of the table\n"
+          "  --version          tsaot's version and LLVM's\n"
           "  -h, --help         this text\n"
           "\n"
           "The JSON object has model, threads, iters, interp_median_ms, interp_min_ms,\n"
@@ -660,7 +661,11 @@ int main(int argc, char **argv) {
   }
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    if (!strcmp(a, "--version")) {
+      ts_tool_print_version("tsaot-bench");
+      free(o.inputs);
+      return 0;
+    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       ts_bench_usage(stdout);
       free(o.inputs);
       return 0;
@@ -843,7 +848,8 @@ int main(int argc, char **argv) {
   /* ---- the interpreter */
   if (!o.no_interp) {
     if (!(m = ts_rt_model_load(o.model, &d))) {
-      fputs(d.text.data ? d.text.data : "tsaot-bench: cannot load the model\n", stderr);
+      if (!ts_tool_explain_not_torchscript("tsaot-bench", o.model))
+        fputs(d.text.data ? d.text.data : "tsaot-bench: cannot load the model\n", stderr);
       goto out;
     }
     ts_graph *g = ts_rt_model_graph(m, "forward", &d);

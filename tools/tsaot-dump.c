@@ -12,6 +12,8 @@
 #include "frontend.h"
 #include "model.h"
 #include "passes.h"
+#include "so_load.h"
+#include "tool_util.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +40,7 @@ static void ts_dump_usage(FILE *f) {
           "                 batch_norm folded into the conv/linear before it\n"
           "  --code         print the module tree instead: classes, attributes with\n"
           "                 their types and values, constants and method signatures\n"
+          "  --version      tsaot's version and LLVM's\n"
           "  -h, --help     this text\n"
           "\n"
           "Exit status: 0 success, 1 the model cannot be loaded or compiled, 2 usage error.\n");
@@ -75,6 +78,11 @@ static int ts_dump_finish(int rc, const char *path, ts_buf *out, ts_diag *d) {
   }
   if (rc == 0)
     fwrite(out->data, 1, out->len, stdout);
+  if (rc && ts_tool_explain_not_torchscript("tsaot-dump", path)) {
+    ts_buf_free(out);
+    ts_diag_free(d);
+    return rc;
+  }
   if (d->text.len)
     fwrite(d->text.data, 1, d->text.len, stderr);
   if (rc && d->errors > d->max_errors && d->max_errors)
@@ -91,7 +99,10 @@ int main(int argc, char **argv) {
   bool inlined = false, code = false, frozen = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    if (!strcmp(a, "--version")) {
+      ts_tool_print_version("tsaot-dump");
+      return 0;
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       ts_dump_usage(stdout);
       return 0;
     } else if (strcmp(a, "--inlined") == 0)

@@ -88,6 +88,7 @@ static void ts_run_usage(FILE *f) {
           "  --strict       (.pt) refuse a graph that reaches an operator tsaot has no\n"
           "                 kernel for (after the passes with --optimize), listing them;\n"
           "                 without it a run fails where it reaches one\n"
+          "  --version      tsaot's version and LLVM's\n"
           "  -h, --help     this text\n"
           "\n"
           "An argument is one of:\n"
@@ -316,7 +317,11 @@ int main(int argc, char **argv) {
   }
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    if (!strcmp(a, "--version")) {
+      ts_tool_print_version("tsaot-run");
+      free(inputs);
+      return 0;
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       ts_run_usage(stdout);
       free(inputs);
       return 0;
@@ -438,7 +443,8 @@ int main(int argc, char **argv) {
     goto out;
   }
   if (!(m = ts_rt_model_load(path, &d))) {
-    fputs(d.text.data ? d.text.data : "tsaot-run: cannot load the model\n", stderr);
+    if (!ts_tool_explain_not_torchscript("tsaot-run", path))
+      fputs(d.text.data ? d.text.data : "tsaot-run: cannot load the model\n", stderr);
     goto out;
   }
   ts_graph *g = ts_rt_model_graph(m, method, &d);

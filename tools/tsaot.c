@@ -4,7 +4,8 @@
  *         [-c] [--name NAME] [-O0..-O3] [--no-fallback] [--device cpu|cuda]
  *         [--gpu-arch sm_XX] [--emit-ptx FILE]
  *         [--emit-llvm FILE] [--print-after-all] [--target T] [--cpu C]
- *         [--features F] [--time-limit S] [--memory-limit M] [--strict] [-v]
+ *         [--features F] [--time-limit S] [--memory-limit M] [--measure-limit S]
+ *         [--strict] [-v] [--version]
  *
  * Compiles forward: the pass pipeline specialised to the input specs (from
  * example .npy files or spec texts, in argument order; none, str:TEXT,
@@ -19,7 +20,8 @@
  * or, with --strict, refuses the model. The bytes run_static needs for
  * run-time allocations are measured here: the specialised graph runs once
  * in the interpreter over a counting heap, on the examples (zeros for
- * --input specs).
+ * --input specs), in a child process bounded by --measure-limit; a run
+ * that fails is the compilation's error.
  *
  * Exit status: 0 success, 1 a model/input/compile error, 2 a usage error.
  */
@@ -34,9 +36,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,7 +98,13 @@ static void ts_cc_usage(FILE *f) {
           "                    (checked between passes and fusion groups; default: 600)\n"
           "  --memory-limit M  stop with an error when the graphs take over M MiB\n"
           "                    (default: 4096)\n"
+          "  --measure-limit S with examples or sized specs, forward runs once in the\n"
+          "                    interpreter to size the arena's heap part; a run that takes\n"
+          "                    over S seconds (default: 60), fails, crashes or allocates\n"
+          "                    more than this machine's memory is an error, with the\n"
+          "                    model's own message (nothing is written)\n"
           "  -v, --verbose     progress, timings and a summary to stderr\n"
+          "  --version         tsaot's version and LLVM's\n"
           "  -h, --help        this text\n"
           "\n"
           "Without --example or --input the code is shape-generic (fused groups run in\n"
@@ -249,42 +262,209 @@ static bool ts_cc_bind_defaults(ts_rt_model *m, ts_graph *g, uint32_t given, con
   return ok;
 }
 
-/* Runs the specialised graph once on a counting heap: the peak of the
- * run's allocations bounds what the compiled code allocates at run time
- * (it allocates less: its planned tensors are not on the heap). */
-static uint64_t ts_cc_measure_heap(ts_rt_model *m, ts_graph *g, const ts_type *const *types, const char *const *specs,
-                                   uint32_t nspecs, bool verbose) {
+/* The measuring run's bounds: seconds (--measure-limit), and bytes of
+ * address space beyond what the compiler holds when it starts (this
+ * machine's memory: an arena larger than that could not run here). */
+static double ts_cc_measure_limit = 60;
+
+/* What the measuring run's process reports through its pipe: the header,
+ * then `len` bytes of message. */
+typedef struct ts_cc_measured {
+  uint32_t ok, len;
+  uint64_t peak;
+} ts_cc_measured;
+
+enum { TS_CC_MEASURE_MSG_MAX = 1 << 16 };
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TS_CC_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TS_CC_ASAN 1
+#endif
+#endif
+
+/* In the measuring run's process: bounds its address space (not under
+ * ASan, whose shadow memory needs terabytes of it), runs the graph once on
+ * a counting heap, writes a ts_cc_measured and the error to fd. */
+static void ts_cc_measure_child(int fd, ts_rt_model *m, ts_graph *g, const ts_type *const *types,
+                                const char *const *specs, uint32_t nspecs) {
+#ifndef TS_CC_ASAN
+  long page = sysconf(_SC_PAGESIZE), phys = sysconf(_SC_PHYS_PAGES);
+  unsigned long long vm_pages = 0;
+  FILE *statm = fopen("/proc/self/statm", "r");
+  if (statm) {
+    if (fscanf(statm, "%llu", &vm_pages) != 1)
+      vm_pages = 0;
+    fclose(statm);
+  }
+  if (page > 0 && phys > 0 && vm_pages) {
+    struct rlimit rl = {.rlim_cur = (rlim_t)(vm_pages + (unsigned long long)phys) * (rlim_t)page};
+    rl.rlim_max = rl.rlim_cur;
+    setrlimit(RLIMIT_AS, &rl);
+  }
+#endif
   ts_rt_ctx ctx;
   ts_rt_ctx_init(&ctx, 1);
   ts_iv *args = calloc(nspecs + 1, sizeof *args), ret = ts_iv_none();
   ts_buf why = {0}, where = {0};
-  uint64_t bytes = 0;
+  ts_cc_measured r = {0};
   ts_rt_heap *h = ts_rt_heap_init(NULL, 0);
-  if (!args || !h)
-    goto out;
-  ts_rt_heap *prev = ts_rt_heap_use(h);
-  bool ok = ts_cc_args(&ctx, g, types, specs, nspecs, args, &why) &&
-            ts_rt_model_run_graph(m, &ctx, "forward", g, args, nspecs, &ret, &where);
-  if (ok)
-    ts_iv_release(ret);
-  for (uint32_t k = 0; k < nspecs; k++)
-    ts_iv_release(args[k]);
-  ts_rt_heap_use(prev);
-  if (ok) {
-    /* headroom for what differs between the interpreter and compiled code */
-    uint64_t peak = ts_rt_heap_peak(h);
-    bytes = peak + peak / 4 + 64 * 1024;
-    bytes = (bytes + 63) & ~(uint64_t)63;
-  } else if (verbose)
-    fprintf(stderr, "tsaot: note: the measuring run failed (%s); run_static will need no more than the plan\n",
-            why.len ? why.data : where.len ? where.data : ctx.err.data ? ctx.err.data : "?");
-out:
-  ts_rt_heap_dispose(h);
-  free(args);
-  ts_buf_free(&why);
-  ts_buf_free(&where);
-  ts_rt_ctx_free(&ctx);
-  return bytes;
+  bool ok = false;
+  if (args && h) {
+    ts_rt_heap *prev = ts_rt_heap_use(h);
+    ok = ts_cc_args(&ctx, g, types, specs, nspecs, args, &why) &&
+         ts_rt_model_run_graph(m, &ctx, "forward", g, args, nspecs, &ret, &where);
+    if (ok)
+      ts_iv_release(ret);
+    for (uint32_t k = 0; k < nspecs; k++)
+      ts_iv_release(args[k]);
+    ts_rt_heap_use(prev);
+    r.peak = ts_rt_heap_peak(h);
+  }
+  /* placed errors ("file:line:col: error: ...") as tsaot-run prints them */
+  ts_buf msg = {0};
+  if (!ok) {
+    if (why.len)
+      ts_buf_printf(&msg, "error: %s\n", why.data);
+    else if (where.len)
+      ts_buf_puts(&msg, where.data);
+    else
+      ts_buf_printf(&msg, "error: %s\n", ctx.err.data ? ctx.err.data : "out of memory");
+  }
+  r.ok = ok;
+  r.len = msg.data && !msg.failed ? (uint32_t)(msg.len < TS_CC_MEASURE_MSG_MAX ? msg.len : TS_CC_MEASURE_MSG_MAX) : 0;
+  bool sent = write(fd, &r, sizeof r) == (ssize_t)sizeof r;
+  for (uint32_t at = 0; sent && at < r.len;) {
+    ssize_t k = write(fd, msg.data + at, r.len - at);
+    if (k <= 0)
+      break;
+    at += (uint32_t)k;
+  }
+  _exit(0); /* nothing of the compiler's to flush or free here */
+}
+
+/* Runs the specialised graph once on a counting heap: the peak of the
+ * run's allocations bounds what the compiled code allocates at run time
+ * (it allocates less: its planned tensors are not on the heap). The run
+ * happens in a child process, so that a forward that never ends is
+ * stopped after --measure-limit seconds, a crash stays there and an
+ * allocation beyond this machine's memory fails. Any failure is the
+ * compilation's error: a library sized by a run that failed would fail
+ * on every run. Returns false after printing why (the model's own error,
+ * placed at its source line, as tsaot-run prints it). */
+static bool ts_cc_measure_heap(ts_rt_model *m, ts_graph *g, const ts_type *const *types, const char *const *specs,
+                               uint32_t nspecs, bool zeros, double deadline, const char *path, uint64_t *bytes) {
+  *bytes = 0;
+  /* a spec with open sizes leaves nothing to run: the plan alone sizes
+   * the arena, and run_static's heap part is 0 */
+  for (uint32_t k = 0; k < nspecs; k++) {
+    if (strncmp(specs[k], "str:", 4) == 0 || ts_cc_ends_with(specs[k], ".npy"))
+      continue;
+    const ts_type *ty = types ? types[k + 1] : NULL;
+    const ts_tensor_info *ti = ty && ty->kind == TS_TY_TENSOR ? ty->tensor : NULL;
+    bool sized = ti && ti->sizes && ti->dtype >= 0;
+    for (int32_t i = 0; sized && i < ti->rank; i++)
+      sized = ti->sizes[i] >= 0;
+    if (!sized)
+      return true;
+  }
+  double limit = ts_cc_measure_limit, left = deadline - ts_cc_now();
+  bool by_total = left < limit;
+  if (by_total)
+    limit = left > 0 ? left : 0;
+  int fds[2];
+  if (pipe(fds) != 0) {
+    fprintf(stderr, "tsaot: error: cannot make a pipe for the measuring run: %s\n", strerror(errno));
+    return false;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "tsaot: error: cannot start the measuring run: %s\n", strerror(errno));
+    close(fds[0]);
+    close(fds[1]);
+    return false;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    ts_cc_measure_child(fds[1], m, g, types, specs, nspecs);
+  }
+  close(fds[1]);
+  /* read the report until the child closes its end or the time is up */
+  ts_cc_measured r = {0};
+  char *msg = malloc(sizeof r + TS_CC_MEASURE_MSG_MAX + 1);
+  size_t got = 0;
+  bool timed_out = false;
+  double end = ts_cc_now() + limit;
+  while (msg && got < sizeof r + TS_CC_MEASURE_MSG_MAX) {
+    double wait = end - ts_cc_now();
+    if (wait <= 0) {
+      timed_out = true;
+      break;
+    }
+    struct pollfd p = {.fd = fds[0], .events = POLLIN};
+    int k = poll(&p, 1, wait > 1e6 ? 1000000000 : (int)(wait * 1000) + 1);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k < 0)
+      break;
+    if (k == 0)
+      continue; /* the loop's clock decides */
+    ssize_t n = read(fds[0], msg + got, sizeof r + TS_CC_MEASURE_MSG_MAX - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    got += (size_t)n;
+  }
+  close(fds[0]);
+  if (timed_out)
+    kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  bool ok = false;
+  const char *on = zeros ? "on the example inputs (zeros where --input gave a spec)" : "on the example inputs";
+  if (!msg) {
+    fprintf(stderr, "tsaot: error: out of memory\n");
+  } else if (timed_out) {
+    if (by_total)
+      fprintf(stderr, "tsaot: error: compilation passed its time limit of %g s in the measuring run (forward %s, "
+              "run once to size the arena; raise it with --time-limit)\n", ts_cc_time_limit, on);
+    else
+      fprintf(stderr, "tsaot: error: %s: forward did not finish %s in %g s: the measuring run (run once to size "
+              "the arena) was stopped (raise the limit with --measure-limit S); nothing written\n", path, on,
+              ts_cc_measure_limit);
+  } else if (got < sizeof r) {
+    if (WIFSIGNALED(status))
+      fprintf(stderr, "tsaot: error: %s: forward crashed %s in the measuring run (signal %d, %s); nothing written\n",
+              path, on, WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else
+      fprintf(stderr, "tsaot: error: %s: the measuring run ended without a result (exit status %d); nothing "
+              "written\n", path, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  } else {
+    memcpy(&r, msg, sizeof r);
+    size_t len = got - sizeof r < r.len ? got - sizeof r : r.len;
+    msg[sizeof r + len] = 0;
+    uint64_t phys = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+    if (!r.ok) {
+      fputs(len ? msg + sizeof r : "error: the model failed\n", stderr);
+      fprintf(stderr, "tsaot: error: %s: forward fails %s (tsaot runs it once to size the arena); nothing "
+              "written\n", path, on);
+    } else if (phys && r.peak > phys) {
+      fprintf(stderr, "tsaot: error: %s: forward allocates %.1f GiB at its peak %s, more than this machine's "
+              "%.1f GiB of memory; nothing written\n", path, (double)r.peak / 1073741824.0, on,
+              (double)phys / 1073741824.0);
+    } else {
+      /* headroom for what differs between the interpreter and compiled code */
+      *bytes = r.peak + r.peak / 4 + 64 * 1024;
+      *bytes = (*bytes + 63) & ~(uint64_t)63;
+      ok = true;
+    }
+  }
+  free(msg);
+  return ok;
 }
 
 /* The operators without a kernel that the optimized graphs still reach
@@ -366,7 +546,11 @@ int main(int argc, char **argv) {
   }
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    if (!strcmp(a, "--version")) {
+      ts_tool_print_version("tsaot");
+      free(specs);
+      return 0;
+    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       ts_cc_usage(stdout);
       free(specs);
       return 0;
@@ -382,11 +566,12 @@ int main(int argc, char **argv) {
       verbose = true;
     } else if (!strcmp(a, "--print-after-all")) {
       log = "all";
-    } else if (!strcmp(a, "--time-limit") || !strcmp(a, "--memory-limit")) {
-      bool time = !strcmp(a, "--time-limit");
+    } else if (!strcmp(a, "--time-limit") || !strcmp(a, "--memory-limit") || !strcmp(a, "--measure-limit")) {
+      bool mem = !strcmp(a, "--memory-limit");
+      double *to = mem ? &ts_cc_memory_limit : !strcmp(a, "--time-limit") ? &ts_cc_time_limit : &ts_cc_measure_limit;
       if (++i == argc)
         fprintf(stderr, "tsaot: error: %s needs a value\n", a);
-      if (i == argc || !ts_cc_limit(a, argv[i], time ? 1e9 : 1 << 30, time ? &ts_cc_time_limit : &ts_cc_memory_limit)) {
+      if (i == argc || !ts_cc_limit(a, argv[i], mem ? 1 << 30 : 1e9, to)) {
         free(specs);
         return 2;
       }
@@ -495,7 +680,8 @@ int main(int argc, char **argv) {
   if (!(archive = ts_tool_read_file("tsaot", path, (size_t)1 << 34, &archive_len)))
     goto done;
   if (!(m = ts_rt_model_load_buffer(archive, archive_len, path, &d))) {
-    ts_cc_report(&d, "tsaot: cannot load the model\n");
+    if (!ts_tool_explain_not_torchscript("tsaot", path))
+      ts_cc_report(&d, "tsaot: cannot load the model\n");
     goto done;
   }
   ts_graph *g = ts_rt_model_graph(m, "forward", &d);
@@ -584,7 +770,12 @@ int main(int argc, char **argv) {
   if (!ts_cc_missing(m, sg, fg, strict, path))
     goto done;
   double t_passes = ts_cc_now() - t0;
-  uint64_t heap = nargs ? ts_cc_measure_heap(m, sg, types, leaves, nleaves, verbose) : 0;
+  uint64_t heap = 0;
+  bool zeros = false;
+  for (uint32_t k = 0; k < nleaves; k++)
+    zeros = zeros || (strncmp(leaves[k], "str:", 4) != 0 && !ts_cc_ends_with(leaves[k], ".npy"));
+  if (nargs && !ts_cc_measure_heap(m, sg, types, leaves, nleaves, zeros, env.deadline, path, &heap))
+    goto done;
   double t_measure = ts_cc_now() - t0 - t_passes;
 
   ts_cg_options o = {.name = name, .target = target, .no_fallback = no_fallback, .shared = !object,
