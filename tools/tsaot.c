@@ -1,7 +1,7 @@
 /* tools/tsaot.c: the compiler (../shared/DESIGN.md, "Command-line contract").
  *
  *   tsaot MODEL.pt -o OUT.so [--example in0.npy ...] [--input f32[1,3,224,224] ...]
- *         [-c] [--name NAME] [-O0..-O3] [--no-fallback] [--device cpu|cuda]
+ *         [-c] [--header] [--name NAME] [-O0..-O3] [--no-fallback] [--device cpu|cuda]
  *         [--gpu-arch sm_XX] [--emit-ptx FILE]
  *         [--emit-llvm FILE] [--print-after-all] [--target T] [--cpu C]
  *         [--features F] [--time-limit S] [--memory-limit M] [--measure-limit S]
@@ -67,8 +67,13 @@ static void ts_cc_usage(FILE *f) {
           "                    the example had none, another length) run in the fallback\n"
           "  --input SPEC      an input spec instead of an example: f32[1,3,224,224],\n"
           "                    i64[], f32[N,3] (N: any size), f32[?,3], ...; none and the\n"
-          "                    brackets too: --input [ f32[2] f32[3] ]\n"
-          "  --name NAME       prefix of the exported functions (default: model)\n"
+          "                    brackets too: --input [ f32[2] f32[3] ]. Repeat it, one per\n"
+          "                    argument, in order; --example and --input mix\n"
+          "  --name NAME       prefix of the exported functions (default: OUT's file name\n"
+          "                    without its extension, other characters than letters,\n"
+          "                    digits and _ made _: -o my-net.so gives my_net_run; model\n"
+          "                    where that is empty or starts with a digit)\n"
+          "  --header          with a library, write OUT.h too (as -c does)\n"
           "  -O0 .. -O3        LLVM optimization level (default: -O3)\n"
           "  --no-fallback     no interpreter in the output: inputs off the specialisation\n"
           "                    are an error (TSAOT_E_INPUT) instead of a slower run\n"
@@ -151,6 +156,23 @@ static bool ts_cc_is_ident(const char *s) {
     if (!isalnum((unsigned char)*s) && *s != '_')
       return false;
   return true;
+}
+
+/* The default --name: OUT's file name without its extension, each
+ * character C does not allow in a name made '_' ("my-net.so" -> my_net),
+ * so that objects compiled without --name link together; "model" where
+ * that leaves nothing usable (empty, a digit first, over 48 characters). */
+static const char *ts_cc_stem_name(const char *out, char *buf, size_t cap) {
+  const char *base = strrchr(out, '/');
+  base = base ? base + 1 : out;
+  const char *dot = strrchr(base, '.');
+  size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+  if (n == 0 || n > 48 || n >= cap || isdigit((unsigned char)base[0]))
+    return "model";
+  for (size_t i = 0; i < n; i++)
+    buf[i] = isalnum((unsigned char)base[i]) ? base[i] : '_';
+  buf[n] = 0;
+  return buf;
 }
 
 /* Splits "a|b|c" (tsaot_link.h's lists) into argv-like pieces; empty items dropped. */
@@ -534,10 +556,11 @@ static bool ts_cc_cuda(ts_cg_module *mod, ts_graph *g, const char *name, const c
 }
 
 int main(int argc, char **argv) {
-  const char *path = NULL, *out = NULL, *name = "model", *emit_llvm = NULL, *log = NULL;
+  const char *path = NULL, *out = NULL, *name = NULL, *emit_llvm = NULL, *log = NULL;
   const char *device = "cpu", *gpu_arch = NULL, *emit_ptx = NULL;
   ts_cg_target_opts target = {.opt_level = 3};
-  bool object = false, no_fallback = false, verbose = false, emulate = false, strict = false;
+  bool object = false, no_fallback = false, verbose = false, emulate = false, strict = false, header = false;
+  char stem_name[64];
   const char **specs = calloc((size_t)argc + 1, sizeof *specs);
   uint32_t nspecs = 0;
   if (!specs) {
@@ -556,6 +579,8 @@ int main(int argc, char **argv) {
       return 0;
     } else if (!strcmp(a, "-c")) {
       object = true;
+    } else if (!strcmp(a, "--header")) {
+      header = true;
     } else if (!strcmp(a, "--no-fallback")) {
       no_fallback = true;
     } else if (!strcmp(a, "--strict")) {
@@ -631,6 +656,8 @@ int main(int argc, char **argv) {
     free(specs);
     return 2;
   }
+  if (!name)
+    name = ts_cc_stem_name(out, stem_name, sizeof stem_name);
   if (!ts_cc_is_ident(name)) {
     fprintf(stderr, "tsaot: error: --name '%s' is not a C identifier\n", name);
     free(specs);
@@ -826,25 +853,7 @@ int main(int argc, char **argv) {
   }
   stats.t_emit = ts_cc_now() - t1;
   uint64_t arena = ((stats.arena_plan_bytes + 63) & ~(uint64_t)63) + stats.arena_heap_bytes;
-  if (object) {
-    /* OUT.o -> OUT.h */
-    size_t n = strlen(out);
-    const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
-    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - out) : n;
-    char *hdr = malloc(stem + 3);
-    if (!hdr) {
-      fprintf(stderr, "tsaot: out of memory\n");
-      goto done;
-    }
-    memcpy(hdr, out, stem);
-    memcpy(hdr + stem, ".h", 3);
-    bool ok = ts_cg_write_header(hdr, name, arena, &stats, &d);
-    free(hdr);
-    if (!ok) {
-      fputs(d.text.data, stderr);
-      goto done;
-    }
-  } else {
+  if (!object) {
     t1 = ts_cc_now();
     char rt[] = TSAOT_RT_LIBS, sys[] = TSAOT_SYS_LIBS;
     const char *rtv[16], *sysv[16];
@@ -858,6 +867,28 @@ int main(int argc, char **argv) {
       goto done;
     }
     stats.t_link = ts_cc_now() - t1;
+  }
+  if (object || header) {
+    /* OUT.o -> OUT.h (OUT.so -> OUT.h with --header); without it, what
+     * was written goes too */
+    size_t n = strlen(out);
+    const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - out) : n;
+    char *hdr = malloc(stem + 3);
+    bool ok = hdr != NULL;
+    if (hdr) {
+      memcpy(hdr, out, stem);
+      memcpy(hdr + stem, ".h", 3);
+      ok = ts_cg_write_header(hdr, name, arena, &stats, &d);
+      if (!ok)
+        unlink(hdr);
+    }
+    free(hdr);
+    if (!ok) {
+      fputs(d.text.data ? d.text.data : "tsaot: out of memory\n", stderr);
+      unlink(out);
+      goto done;
+    }
   }
   if (verbose) {
     for (const char *s = stats.notes.data; s && *s;) {
