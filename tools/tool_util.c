@@ -14,6 +14,7 @@
 #endif
 
 const char *ts_tool_version(void) { return TSAOT_VERSION; }
+const char *ts_tool_llvm_version(void) { return TSAOT_LLVM_VERSION; }
 
 void ts_tool_print_version(const char *prog) {
   if (strcmp(prog, "tsaot") == 0)
@@ -78,6 +79,101 @@ bool ts_tool_explain_not_torchscript(const char *prog, const char *path) {
           "torch.jit.script(model) or torch.jit.trace(model, example) and save that with torch.jit.save\n",
           prog, path, what);
   return true;
+}
+
+/* ------------------------------------------------------------ summary */
+
+typedef struct ts_tool_opcount {
+  const char *op;
+  uint32_t n;
+} ts_tool_opcount;
+
+typedef struct ts_tool_opcounts {
+  ts_tool_opcount *v;
+  uint32_t n, cap;
+  bool oom;
+} ts_tool_opcounts;
+
+/* Bookkeeping kinds, not operators a model calls. */
+static bool ts_tool_op_counted(const ts_node *x) {
+  static const char *const skip[] = {"prim::Constant", "prim::Param", "prim::Return", "prim::ListConstruct",
+                                     "prim::TupleConstruct", "prim::TupleUnpack", "prim::ListUnpack",
+                                     "prim::GetAttr", "prim::FusionGroup"};
+  if (!x->kind_name)
+    return false;
+  for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
+    if (strcmp(x->kind_name, skip[i]) == 0)
+      return false;
+  return true;
+}
+
+static void ts_tool_count_ops(ts_tool_opcounts *c, const ts_block *b) {
+  for (ts_node *x = ts_block_first(b); x != b->ret && !c->oom; x = x->next) {
+    if (ts_tool_op_counted(x)) {
+      uint32_t i = 0;
+      while (i < c->n && strcmp(c->v[i].op, x->kind_name) != 0)
+        i++;
+      if (i == c->n) {
+        if (c->n == c->cap) {
+          uint32_t cap = c->cap ? c->cap * 2 : 32;
+          ts_tool_opcount *v = realloc(c->v, cap * sizeof *v);
+          if (!v) {
+            c->oom = true;
+            return;
+          }
+          c->v = v;
+          c->cap = cap;
+        }
+        c->v[c->n++] = (ts_tool_opcount){x->kind_name, 0};
+      }
+      c->v[i].n++;
+    }
+    for (uint32_t i = 0; i < x->nblocks; i++)
+      ts_tool_count_ops(c, x->blocks[i]);
+    for (const ts_attr *a = x->attrs; a; a = a->next)
+      if (a->kind == TS_ATTR_GRAPH && a->u.g)
+        ts_tool_count_ops(c, a->u.g->block);
+  }
+}
+
+static int ts_tool_opcount_cmp(const void *pa, const void *pb) {
+  const ts_tool_opcount *a = pa, *b = pb;
+  if (a->n != b->n)
+    return a->n > b->n ? -1 : 1;
+  return strcmp(a->op, b->op);
+}
+
+bool ts_tool_summary_ops(ts_buf *b, const ts_graph *g, const char *(*source)(void *, const char *, size_t *),
+                         void *source_ctx) {
+  ts_tool_opcounts c = {0};
+  ts_tool_count_ops(&c, g->block);
+  if (c.oom) {
+    free(c.v);
+    return false;
+  }
+  qsort(c.v, c.n, sizeof *c.v, ts_tool_opcount_cmp);
+  uint32_t total = 0;
+  for (uint32_t i = 0; i < c.n; i++)
+    total += c.v[i].n;
+  ts_buf_printf(b, "ops: %u kind%s, %u node%s\n", c.n, c.n == 1 ? "" : "s", total, total == 1 ? "" : "s");
+  for (uint32_t i = 0; i < c.n; i++)
+    ts_buf_printf(b, "  %s %u\n", c.v[i].op, c.v[i].n);
+  free(c.v);
+  ts_pass_missing_set s = {0};
+  ts_pass_missing_collect(&s, g, 0);
+  bool ok = !s.oom;
+  if (ok && !s.n)
+    ts_buf_puts(b, "unsupported: none\n");
+  else if (ok) {
+    ts_buf m = {0};
+    uint32_t nops = ts_pass_missing_print(&m, &s, source, source_ctx, NULL, 0);
+    ts_buf_printf(b, "unsupported: %u op%s tsaot has no kernel for, at %u place%s (a run that reaches one fails "
+                  "there)\n%s", nops, nops == 1 ? "" : "s", s.n, s.n == 1 ? "" : "s", m.data ? m.data : "");
+    ok = !m.failed;
+    ts_buf_free(&m);
+  }
+  ts_pass_missing_free(&s);
+  return ok && !b->failed;
 }
 
 char *ts_tool_read_file(const char *prog, const char *path, size_t max, size_t *len) {

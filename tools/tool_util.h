@@ -10,6 +10,7 @@
  * tool prints for --version: "tsaot 0.1.0 (LLVM 16.0.6)" for tsaot,
  * "tsaot-run (tsaot) 0.1.0 (LLVM 16.0.6)" for the others. */
 const char *ts_tool_version(void);
+const char *ts_tool_llvm_version(void);
 void ts_tool_print_version(const char *prog);
 
 /* After a model failed to load: when `path` is a file torch.save wrote (a
@@ -18,6 +19,16 @@ void ts_tool_print_version(const char *prog);
  * ..." telling how to make TorchScript of it, and returns true; false (and
  * prints nothing) otherwise, for the loader's own message. */
 bool ts_tool_explain_not_torchscript(const char *prog, const char *path);
+
+/* For tsaot-dump --summary and what tsaot embeds as NAME_tsaot_info: the
+ * operators of `g` (nested blocks and fusion groups' subgraphs included;
+ * prim::Constant, prim::Param and the like left out), "ops: K kinds, N
+ * nodes\n" then "  aten::linear 3\n" per kind, most used first; then
+ * "unsupported: none\n" or the operators tsaot has no kernel for, each
+ * place with its source line (source: ts_rt_model_source's shape, may be
+ * NULL). False when out of memory. */
+bool ts_tool_summary_ops(ts_buf *b, const ts_graph *g, const char *(*source)(void *, const char *, size_t *),
+                         void *source_ctx);
 
 /* All of `path` ("-": standard input) in a malloc'd, NUL-terminated buffer;
  * NULL after printing "PROG: error: ..." to stderr. At most `max` bytes. */

@@ -518,6 +518,41 @@ static bool ts_cc_missing(ts_rt_model *m, const ts_graph *sg, const ts_graph *fg
   return !strict;
 }
 
+/* NAME_tsaot_info: what tsaot-dump --summary prints of a library: the
+ * compiler's version, the target, weight and arena bytes, the compiled
+ * graph's operators (unsupported ones by place, without source text). A
+ * constant string with its own symbol, read by name (dlsym) and never by
+ * the generated code; libraries only: a -c object for firmware carries
+ * nothing it does not run. False when out of memory. */
+static bool ts_cc_embed_info(ts_cg_module *mod, const char *name, const ts_cg_target_opts *t, const char *device,
+                             const char *gpu_arch, const char *fallback, const ts_cg_stats *st, uint64_t arena,
+                             const ts_graph *sg) {
+  ts_buf b = {0};
+  ts_buf_printf(&b, "tsaot: %s (LLVM %s)\n", ts_tool_version(), ts_tool_llvm_version());
+  ts_buf_printf(&b, "target: %s, cpu %s%s%s\n", LLVMGetTarget(mod->mod),
+                t->cpu ? t->cpu : t->triple || t->features ? "generic" : "x86-64-v2 (fused kernels also for x86-64-v3 and x86-64-v4)",
+                t->features ? ", features " : "", t->features ? t->features : "");
+  ts_buf_printf(&b, "device: %s%s%s\n", device, strcmp(device, "cuda") == 0 ? " " : "",
+                strcmp(device, "cuda") == 0 ? (gpu_arch ? gpu_arch : "sm_80") : "");
+  ts_buf_printf(&b, "fallback: %s\n", fallback);
+  ts_buf_printf(&b, "weights: %llu bytes\n", (unsigned long long)st->weight_bytes);
+  ts_buf_printf(&b, "arena: %llu bytes (%llu planned, %llu heap)\n", (unsigned long long)arena,
+                (unsigned long long)st->arena_plan_bytes, (unsigned long long)st->arena_heap_bytes);
+  /* places as file:line:col, without the model's source text */
+  bool ok = ts_tool_summary_ops(&b, sg, NULL, NULL) && !b.failed;
+  if (ok) {
+    char sym[256];
+    snprintf(sym, sizeof sym, "%s_tsaot_info", name);
+    LLVMValueRef str = LLVMConstStringInContext(mod->ctx, b.data, (unsigned)b.len, false);
+    LLVMValueRef g = LLVMAddGlobal(mod->mod, LLVMTypeOf(str), sym);
+    LLVMSetInitializer(g, str);
+    LLVMSetGlobalConstant(g, true);
+    LLVMSetLinkage(g, LLVMExternalLinkage);
+  }
+  ts_buf_free(&b);
+  return ok;
+}
+
 /* --device cuda: the fusion groups as PTX (codegen/nvptx.c), embedded in
  * the CPU module as NAME_cuda and written to emit_ptx. */
 static bool ts_cc_cuda(ts_cg_module *mod, ts_graph *g, const char *name, const char *arch, const char *emit_ptx,
@@ -825,6 +860,14 @@ int main(int argc, char **argv) {
   }
   if (cuda && !ts_cc_cuda(&mod, sg, name, gpu_arch, emit_ptx, emulate, target.opt_level, verbose, path, &d))
     goto done;
+  uint64_t arena = ((stats.arena_plan_bytes + 63) & ~(uint64_t)63) + stats.arena_heap_bytes;
+  const char *fallback = !nargs ? "none needed (shape-generic code, compiled without examples)"
+                         : fg   ? "the unspecialised graph, in the embedded interpreter"
+                                : "none (--no-fallback: other inputs are an error)";
+  if (!object && !ts_cc_embed_info(&mod, name, &target, device, gpu_arch, fallback, &stats, arena, sg)) {
+    fprintf(stderr, "tsaot: out of memory\n");
+    goto done;
+  }
   double t1 = ts_cc_now();
   if (!ts_cg_module_optimize(&mod, &d)) {
     fputs(d.text.data ? d.text.data : "tsaot: LLVM's optimizer failed\n", stderr);
@@ -852,7 +895,6 @@ int main(int argc, char **argv) {
     goto done;
   }
   stats.t_emit = ts_cc_now() - t1;
-  uint64_t arena = ((stats.arena_plan_bytes + 63) & ~(uint64_t)63) + stats.arena_heap_bytes;
   if (!object) {
     t1 = ts_cc_now();
     char rt[] = TSAOT_RT_LIBS, sys[] = TSAOT_SYS_LIBS;
