@@ -23,6 +23,20 @@ void ts_tool_print_version(const char *prog) {
     printf("%s (tsaot) %s (LLVM %s)\n", prog, TSAOT_VERSION, TSAOT_LLVM_VERSION);
 }
 
+void ts_tool_diag_print(const char *prog, const char *text, const char *fallback) {
+  if (!text || !*text) {
+    fprintf(stderr, "%s: error: %s\n", prog, fallback);
+    return;
+  }
+  while (*text) {
+    const char *nl = strchr(text, '\n');
+    size_t len = nl ? (size_t)(nl - text) : strlen(text);
+    bool bare = !strncmp(text, "error: ", 7) || !strncmp(text, "warning: ", 9) || !strncmp(text, "note: ", 6);
+    fprintf(stderr, "%s%s%.*s\n", bare ? prog : "", bare ? ": " : "", (int)len, text);
+    text += len + (nl != NULL);
+  }
+}
+
 /* What a pickle starting at p[0..n) holds at its top, in words: the class
  * of its first GLOBAL ("collections.OrderedDict"), into out[cap]. */
 static void ts_tool_pickle_top(const uint8_t *p, size_t n, char *out, size_t cap) {

@@ -13,6 +13,13 @@ const char *ts_tool_version(void);
 const char *ts_tool_llvm_version(void);
 void ts_tool_print_version(const char *prog);
 
+/* Prints diagnostics text (a ts_diag's, a run's error) to stderr in the
+ * tools' one format: a line "error: ...", "warning: ..." or "note: ..."
+ * gets "PROG: " in front; placed lines ("FILE:LINE:COL: error: ...") and
+ * the indented source lines after them stay as they are. NULL or "":
+ * `fallback` ("cannot load the model"), as "PROG: error: fallback". */
+void ts_tool_diag_print(const char *prog, const char *text, const char *fallback);
+
 /* After a model failed to load: when `path` is a file torch.save wrote (a
  * state_dict, a pickled module: a zip archive with data.pkl and no code/,
  * or a bare pickle), prints one line "PROG: error: PATH: not TorchScript:

@@ -312,9 +312,9 @@ static int ts_dump_finish(int rc, const char *path, ts_buf *out, ts_diag *d) {
     return rc;
   }
   if (d->text.len)
-    fwrite(d->text.data, 1, d->text.len, stderr);
+    ts_tool_diag_print("tsaot-dump", d->text.data, "failed");
   if (rc && d->errors > d->max_errors && d->max_errors)
-    fprintf(stderr, "tsaot-dump: %d more errors not shown\n", d->errors - d->max_errors);
+    fprintf(stderr, "tsaot-dump: note: %d more errors not shown\n", d->errors - d->max_errors);
   if (rc && !d->text.len)
     fprintf(stderr, "tsaot-dump: error: %s: cannot load the model\n", path);
   ts_buf_free(out);

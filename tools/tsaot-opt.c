@@ -191,9 +191,9 @@ int main(int argc, char **argv) {
     ts_buf_free(&b);
     ts_graph_free(g);
   } else if (!told) {
-    fputs(d.text.data ? d.text.data : "tsaot-opt: error: cannot read the graph\n", stderr);
+    ts_tool_diag_print("tsaot-opt", d.text.data, "cannot read the graph");
     if (d.errors > d.max_errors)
-      fprintf(stderr, "(%d more errors not shown)\n", d.errors - d.max_errors);
+      fprintf(stderr, "tsaot-opt: note: %d more errors not shown\n", d.errors - d.max_errors);
   }
   free(types);
   ts_rt_model_free(m);

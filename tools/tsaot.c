@@ -146,7 +146,7 @@ static void ts_cc_report(const ts_diag *d, const char *fallback) {
     fprintf(stderr, "tsaot: error: compilation passed its memory limit of %g MiB (raise it with --memory-limit)\n",
             ts_cc_memory_limit);
   else
-    fputs(d->text.data ? d->text.data : fallback, stderr);
+    ts_tool_diag_print("tsaot", d->text.data, fallback);
 }
 
 static bool ts_cc_is_ident(const char *s) {
@@ -263,13 +263,13 @@ static bool ts_cc_bind_defaults(ts_rt_model *m, ts_graph *g, uint32_t given, con
   ts_iv *all = calloc(n, sizeof *all);
   bool ok = all && ts_rt_model_defaults(m, &ctx, g, "forward", all, given);
   if (!ok)
-    fprintf(stderr, "tsaot: %s: %s (give a spec for every argument without a default)\n", path,
+    fprintf(stderr, "tsaot: error: %s: %s (give a spec for every argument without a default)\n", path,
             ctx.err.data ? ctx.err.data : "out of memory");
   for (uint32_t i = n; ok && i-- > given;) {
     ts_value *p = ts_block_input(g->block, i);
     ts_value *c = ts_pass_const_insert_iv(ts_block_first(g->block), &all[i], NULL, false);
     if (!c) {
-      fprintf(stderr, "tsaot: %s: the default of '%s' cannot be a constant of the graph\n", path,
+      fprintf(stderr, "tsaot: error: %s: the default of '%s' cannot be a constant of the graph\n", path,
               p->name ? p->name : "?");
       ok = false;
       break;
@@ -376,7 +376,8 @@ static void ts_cc_measure_child(int fd, ts_rt_model *m, ts_graph *g, const ts_ty
  * on every run. Returns false after printing why (the model's own error,
  * placed at its source line, as tsaot-run prints it). */
 static bool ts_cc_measure_heap(ts_rt_model *m, ts_graph *g, const ts_type *const *types, const char *const *specs,
-                               uint32_t nspecs, bool zeros, double deadline, const char *path, uint64_t *bytes) {
+                               uint32_t nspecs, bool zeros, double deadline, const char *path, bool verbose,
+                               uint64_t *bytes) {
   *bytes = 0;
   /* a spec with open sizes leaves nothing to run: the plan alone sizes
    * the arena, and run_static's heap part is 0 */
@@ -388,8 +389,12 @@ static bool ts_cc_measure_heap(ts_rt_model *m, ts_graph *g, const ts_type *const
     bool sized = ti && ti->sizes && ti->dtype >= 0;
     for (int32_t i = 0; sized && i < ti->rank; i++)
       sized = ti->sizes[i] >= 0;
-    if (!sized)
+    if (!sized) {
+      if (verbose)
+        fprintf(stderr, "tsaot: note: no measuring run: input %u's spec leaves a size open; run_static's heap part "
+                "is 0\n", k);
       return true;
+    }
   }
   double limit = ts_cc_measure_limit, left = deadline - ts_cc_now();
   bool by_total = left < limit;
@@ -471,7 +476,7 @@ static bool ts_cc_measure_heap(ts_rt_model *m, ts_graph *g, const ts_type *const
     msg[sizeof r + len] = 0;
     uint64_t phys = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
     if (!r.ok) {
-      fputs(len ? msg + sizeof r : "error: the model failed\n", stderr);
+      ts_tool_diag_print("tsaot", len ? msg + sizeof r : NULL, "the model failed");
       fprintf(stderr, "tsaot: error: %s: forward fails %s (tsaot runs it once to size the arena); nothing "
               "written\n", path, on);
     } else if (phys && r.peak > phys) {
@@ -498,7 +503,7 @@ static bool ts_cc_missing(ts_rt_model *m, const ts_graph *sg, const ts_graph *fg
   ts_pass_missing_collect(&s, sg, 0);
   ts_pass_missing_collect(&s, fg, 1);
   if (s.oom) {
-    fprintf(stderr, "tsaot: out of memory\n");
+    fprintf(stderr, "tsaot: error: out of memory\n");
     ts_pass_missing_free(&s);
     return false;
   }
@@ -561,8 +566,8 @@ static bool ts_cc_cuda(ts_cg_module *mod, ts_graph *g, const char *name, const c
   ts_cg_cuda_options co = {.arch = arch ? arch : "sm_80", .opt_level = opt};
   ts_cg_cuda_ptx p;
   if (!ts_cg_cuda_compile(g, &co, &p, d)) {
-    fprintf(stderr, "tsaot: %s: --device cuda: ", path);
-    fputs(d->text.data ? d->text.data : "PTX generation failed\n", stderr);
+    fprintf(stderr, "tsaot: error: %s: --device cuda: the PTX could not be made:\n", path);
+    ts_tool_diag_print("tsaot", d->text.data, "PTX generation failed");
     return false;
   }
   bool ok = (!emulate || ts_cg_cuda_emulate(mod, g, name, &p, d)) && ts_cg_cuda_embed(mod, name, co.arch, &p, d);
@@ -575,7 +580,7 @@ static bool ts_cc_cuda(ts_cg_module *mod, ts_graph *g, const char *name, const c
       ts_diag_error(d, "%s: cannot write the PTX: %s", emit_ptx, strerror(errno));
   }
   if (!ok)
-    fputs(d->text.data ? d->text.data : "tsaot: --device cuda failed\n", stderr);
+    ts_tool_diag_print("tsaot", d->text.data, "--device cuda failed");
   if (ok && verbose) {
     for (const char *s = p.notes.data; s && *s;) {
       const char *nl = strchr(s, '\n');
@@ -599,7 +604,7 @@ int main(int argc, char **argv) {
   const char **specs = calloc((size_t)argc + 1, sizeof *specs);
   uint32_t nspecs = 0;
   if (!specs) {
-    fprintf(stderr, "tsaot: out of memory\n");
+    fprintf(stderr, "tsaot: error: out of memory\n");
     return 1;
   }
   for (int i = 1; i < argc; i++) {
@@ -743,12 +748,12 @@ int main(int argc, char **argv) {
     goto done;
   if (!(m = ts_rt_model_load_buffer(archive, archive_len, path, &d))) {
     if (!ts_tool_explain_not_torchscript("tsaot", path))
-      ts_cc_report(&d, "tsaot: cannot load the model\n");
+      ts_cc_report(&d, "cannot load the model");
     goto done;
   }
   ts_graph *g = ts_rt_model_graph(m, "forward", &d);
   if (!g) {
-    ts_cc_report(&d, "tsaot: cannot compile forward\n");
+    ts_cc_report(&d, "cannot compile forward");
     goto done;
   }
   uint32_t nparams = ts_block_ninputs(g->block) - 1;
@@ -759,14 +764,14 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (nargs > nparams) {
-    fprintf(stderr, "tsaot: %s: forward takes %u argument%s after self, %u specs given\n", path, nparams,
+    fprintf(stderr, "tsaot: error: %s: forward takes %u argument%s after self, %u specs given\n", path, nparams,
             nparams == 1 ? "" : "s", nargs);
     goto done;
   }
   ts_iv root = ts_rt_model_root(m);
   /* the specialised graph */
   if (!(sg = ts_graph_copy(g))) {
-    fprintf(stderr, "tsaot: out of memory\n");
+    fprintf(stderr, "tsaot: error: out of memory\n");
     goto done;
   }
   if (nargs && nargs < nparams && !ts_cc_bind_defaults(m, sg, 1 + nargs, path))
@@ -780,7 +785,7 @@ int main(int argc, char **argv) {
   arg_forms = calloc(ncall + 1, sizeof *arg_forms);
   leaves = calloc(nspecs + 1, sizeof *leaves);
   if (!arg_types || !arg_names || !arg_forms || !leaves) {
-    fprintf(stderr, "tsaot: out of memory\n");
+    fprintf(stderr, "tsaot: error: out of memory\n");
     goto done;
   }
   bool structured = false;
@@ -794,17 +799,17 @@ int main(int argc, char **argv) {
     ts_buf bad = {0};
     if (!ts_tool_args_check(args, nargs, arg_types, arg_names, ts_graph_arena(sg), arg_forms, leaves, &nleaves,
                             &bad)) {
-      fprintf(stderr, "tsaot: %s: %s\n", path, bad.data ? bad.data : "out of memory");
+      fprintf(stderr, "tsaot: error: %s: %s\n", path, bad.data ? bad.data : "out of memory");
       ts_buf_free(&bad);
       goto done;
     }
     if (structured && !ts_pass_spec_leaves(sg, 1, arg_forms, nargs, &d)) {
-      fputs(d.text.data ? d.text.data : "tsaot: cannot specialise the arguments\n", stderr);
+      ts_tool_diag_print("tsaot", d.text.data, "cannot specialise the arguments");
       goto done;
     }
   }
   if (nleaves && !(types = ts_tool_input_types(sg, leaves, nleaves, &d))) {
-    fputs(d.text.data ? d.text.data : "tsaot: bad input spec\n", stderr);
+    ts_tool_diag_print("tsaot", d.text.data, "bad input spec");
     goto done;
   }
   ts_pass_env env = {.d = &d,
@@ -817,7 +822,7 @@ int main(int argc, char **argv) {
   if (verbose)
     fprintf(stderr, "tsaot: %s: optimizing forward (%u nodes)\n", path, ts_pass_count_nodes(g));
   if (!ts_pass_run_list(sg, "default", &env)) {
-    ts_cc_report(&d, "tsaot: a pass failed\n");
+    ts_cc_report(&d, "a pass failed");
     goto done;
   }
   /* the unspecialised graph, for inputs off the specialisation */
@@ -825,7 +830,7 @@ int main(int argc, char **argv) {
     ts_pass_env fenv = {.d = &d, .module = &root, .deadline = env.deadline, .time_limit = ts_cc_time_limit};
     if (!(fg = ts_graph_copy(g)) || (nargs < nparams && !ts_cc_bind_defaults(m, fg, 1 + nargs, path)) ||
         !ts_pass_run_list(fg, "default", &fenv)) {
-      ts_cc_report(&d, "tsaot: a pass failed on the unspecialised graph\n");
+      ts_cc_report(&d, "a pass failed on the unspecialised graph");
       goto done;
     }
   }
@@ -836,7 +841,7 @@ int main(int argc, char **argv) {
   bool zeros = false;
   for (uint32_t k = 0; k < nleaves; k++)
     zeros = zeros || (strncmp(leaves[k], "str:", 4) != 0 && !ts_cc_ends_with(leaves[k], ".npy"));
-  if (nargs && !ts_cc_measure_heap(m, sg, types, leaves, nleaves, zeros, env.deadline, path, &heap))
+  if (nargs && !ts_cc_measure_heap(m, sg, types, leaves, nleaves, zeros, env.deadline, path, verbose, &heap))
     goto done;
   double t_measure = ts_cc_now() - t0 - t_passes;
 
@@ -846,7 +851,7 @@ int main(int argc, char **argv) {
                      .arg_names = arg_names, .arg_types = arg_types,
                      .arg_forms = nargs && structured ? arg_forms : NULL};
   if (!ts_cg_module_init(&mod, name, &target, &d)) {
-    fputs(d.text.data ? d.text.data : "tsaot: cannot set up LLVM\n", stderr);
+    ts_tool_diag_print("tsaot", d.text.data, "cannot set up LLVM");
     goto done;
   }
   have_mod = true;
@@ -854,8 +859,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tsaot: generating code (%u nodes, %u fusion groups)\n", ts_pass_count_nodes(sg),
             ts_pass_count_kind(sg, TS_K_prim_FusionGroup));
   if (!ts_cg_model_build(&mod, sg, fg, &o, heap, &stats, &d)) {
-    fprintf(stderr, "tsaot: %s: ", path);
-    ts_cc_report(&d, "code generation failed\n");
+    fprintf(stderr, "tsaot: error: %s: code generation failed:\n", path);
+    ts_cc_report(&d, "code generation failed");
     goto done;
   }
   if (cuda && !ts_cc_cuda(&mod, sg, name, gpu_arch, emit_ptx, emulate, target.opt_level, verbose, path, &d))
@@ -865,17 +870,17 @@ int main(int argc, char **argv) {
                          : fg   ? "the unspecialised graph, in the embedded interpreter"
                                 : "none (--no-fallback: other inputs are an error)";
   if (!object && !ts_cc_embed_info(&mod, name, &target, device, gpu_arch, fallback, &stats, arena, sg)) {
-    fprintf(stderr, "tsaot: out of memory\n");
+    fprintf(stderr, "tsaot: error: out of memory\n");
     goto done;
   }
   double t1 = ts_cc_now();
   if (!ts_cg_module_optimize(&mod, &d)) {
-    fputs(d.text.data ? d.text.data : "tsaot: LLVM's optimizer failed\n", stderr);
+    ts_tool_diag_print("tsaot", d.text.data, "LLVM's optimizer failed");
     goto done;
   }
   stats.t_llvm_opt = ts_cc_now() - t1;
   if (emit_llvm && !ts_cg_emit_llvm(&mod, emit_llvm, &d)) {
-    fputs(d.text.data, stderr);
+    ts_tool_diag_print("tsaot", d.text.data, "out of memory");
     goto done;
   }
   t1 = ts_cc_now();
@@ -883,7 +888,7 @@ int main(int argc, char **argv) {
   if (!object) {
     int fd = mkstemps(tmpobj, 2);
     if (fd < 0) {
-      fprintf(stderr, "tsaot: cannot make a temporary file: %s\n", strerror(errno));
+      fprintf(stderr, "tsaot: error: cannot make a temporary file: %s\n", strerror(errno));
       goto done;
     }
     close(fd);
@@ -891,7 +896,7 @@ int main(int argc, char **argv) {
     objpath = tmpobj;
   }
   if (!ts_cg_emit_object(&mod, objpath, &d)) {
-    fputs(d.text.data, stderr);
+    ts_tool_diag_print("tsaot", d.text.data, "out of memory");
     goto done;
   }
   stats.t_emit = ts_cc_now() - t1;
@@ -905,7 +910,7 @@ int main(int argc, char **argv) {
     bool ok = ts_cg_link_shared(objpath, out, rtv, nrt, sysv, nsys, TSAOT_LINK_FLAGS, &d);
     free(rt_copy);
     if (!ok) {
-      fputs(d.text.data, stderr);
+      ts_tool_diag_print("tsaot", d.text.data, "out of memory");
       goto done;
     }
     stats.t_link = ts_cc_now() - t1;
@@ -927,7 +932,7 @@ int main(int argc, char **argv) {
     }
     free(hdr);
     if (!ok) {
-      fputs(d.text.data ? d.text.data : "tsaot: out of memory\n", stderr);
+      ts_tool_diag_print("tsaot", d.text.data, "out of memory");
       unlink(out);
       goto done;
     }
