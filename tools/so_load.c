@@ -49,6 +49,8 @@ bool ts_tool_so_open(ts_tool_so *so, const char *path, char *why, size_t whylen)
   *(void **)&so->profile_rows = ts_so_sym(so, "profile_rows");
   *(void **)&so->set_device = ts_so_sym(so, "set_device");
   *(void **)&so->device_stats = ts_so_sym(so, "device_stats");
+  so->info = ts_so_sym(so, "tsaot_info");
+  *(void **)&so->signature = ts_so_sym(so, "signature");
   if (!so->set_device || !so->device_stats || !so->init || !so->release || !so->num_inputs || !so->num_outputs ||
       !so->input_spec || !so->output_spec || !so->arena_size || !so->set_threads || !so->run || !so->run_static ||
       !so->last_error || !so->last_bailout || !so->profile || !so->profile_rows) {

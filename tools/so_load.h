@@ -29,6 +29,11 @@ typedef struct ts_tool_so {
   int (*profile_rows)(tsaot_profile_row *, int);
   int (*set_device)(const char *);
   int (*device_stats)(tsaot_device_stats *);
+  /* optional, NULL where the library lacks them: what tsaot embedded for
+   * tsaot-dump --summary (NAME_tsaot_info), and forward's argument names
+   * and types (NAME_signature, "name: type" a line) */
+  const char *info;
+  const char *(*signature)(void);
 } ts_tool_so;
 
 /* Opens the library at `path` (a name without a slash is a file in the

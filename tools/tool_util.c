@@ -1,12 +1,194 @@
 /* tools/tool_util.c: see tool_util.h. */
 #include "tool_util.h"
 
+#include "archive.h"
 #include "npy.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef TSAOT_VERSION
+#error "CMake defines TSAOT_VERSION (the project's version) for this file"
+#endif
+
+const char *ts_tool_version(void) { return TSAOT_VERSION; }
+const char *ts_tool_llvm_version(void) { return TSAOT_LLVM_VERSION; }
+
+void ts_tool_print_version(const char *prog) {
+  if (strcmp(prog, "tsaot") == 0)
+    printf("tsaot %s (LLVM %s)\n", TSAOT_VERSION, TSAOT_LLVM_VERSION);
+  else
+    printf("%s (tsaot) %s (LLVM %s)\n", prog, TSAOT_VERSION, TSAOT_LLVM_VERSION);
+}
+
+void ts_tool_diag_print(const char *prog, const char *text, const char *fallback) {
+  if (!text || !*text) {
+    fprintf(stderr, "%s: error: %s\n", prog, fallback);
+    return;
+  }
+  while (*text) {
+    const char *nl = strchr(text, '\n');
+    size_t len = nl ? (size_t)(nl - text) : strlen(text);
+    bool bare = !strncmp(text, "error: ", 7) || !strncmp(text, "warning: ", 9) || !strncmp(text, "note: ", 6);
+    fprintf(stderr, "%s%s%.*s\n", bare ? prog : "", bare ? ": " : "", (int)len, text);
+    text += len + (nl != NULL);
+  }
+}
+
+/* What a pickle starting at p[0..n) holds at its top, in words: the class
+ * of its first GLOBAL ("collections.OrderedDict"), into out[cap]. */
+static void ts_tool_pickle_top(const uint8_t *p, size_t n, char *out, size_t cap) {
+  snprintf(out, cap, "a pickle");
+  size_t at = n >= 2 && p[0] == 0x80 ? 2 : 0; /* PROTO */
+  if (at >= n || p[at] != 'c')                 /* GLOBAL "module\nname\n" */
+    return;
+  const uint8_t *mod = p + at + 1, *end = p + n;
+  const uint8_t *nl = memchr(mod, '\n', (size_t)(end - mod));
+  const uint8_t *name = nl ? nl + 1 : NULL;
+  const uint8_t *nl2 = name && name < end ? memchr(name, '\n', (size_t)(end - name)) : NULL;
+  if (!nl2 || nl - mod > 200 || nl2 - name > 200)
+    return;
+  for (const uint8_t *q = mod; q < nl2; q++)
+    if (*q != '\n' && (*q < 0x20 || *q > 0x7e))
+      return;
+  snprintf(out, cap, "a pickled %.*s.%.*s", (int)(nl - mod), (const char *)mod, (int)(nl2 - name),
+           (const char *)name);
+}
+
+bool ts_tool_explain_not_torchscript(const char *prog, const char *path) {
+  char what[512];
+  ts_diag d = {0};
+  ts_fe_archive *a = ts_fe_archive_open(path, NULL, &d);
+  ts_diag_free(&d);
+  if (a) {
+    bool code = ts_fe_archive_has(a, "constants.pkl");
+    for (uint32_t i = 0, n = ts_fe_archive_count(a); !code && i < n; i++)
+      code = strncmp(ts_fe_archive_name(a, i), "code/", 5) == 0;
+    size_t len = 0;
+    ts_diag d2 = {0};
+    const uint8_t *pkl = code || !ts_fe_archive_has(a, "data.pkl") ? NULL : ts_fe_archive_read(a, "data.pkl", &len, &d2);
+    ts_diag_free(&d2);
+    if (pkl)
+      ts_tool_pickle_top(pkl, len, what, sizeof what);
+    ts_fe_archive_close(a);
+    if (!pkl)
+      return false;
+  } else {
+    /* torch.save's legacy format: a bare pickle (PROTO 2, then the magic
+     * number as a LONG1) */
+    uint8_t head[2] = {0};
+    FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+    size_t n = f ? fread(head, 1, 2, f) : 0;
+    if (f)
+      fclose(f);
+    if (n != 2 || head[0] != 0x80 || head[1] < 2 || head[1] > 5)
+      return false;
+    snprintf(what, sizeof what, "a pickle in torch.save's legacy format");
+  }
+  if (strstr(what, "collections.OrderedDict"))
+    snprintf(what, sizeof what, "a state_dict (a pickled collections.OrderedDict)");
+  fprintf(stderr, "%s: error: %s: not TorchScript: torch.save wrote %s; make the model TorchScript with "
+          "torch.jit.script(model) or torch.jit.trace(model, example) and save that with torch.jit.save\n",
+          prog, path, what);
+  return true;
+}
+
+/* ------------------------------------------------------------ summary */
+
+typedef struct ts_tool_opcount {
+  const char *op;
+  uint32_t n;
+} ts_tool_opcount;
+
+typedef struct ts_tool_opcounts {
+  ts_tool_opcount *v;
+  uint32_t n, cap;
+  bool oom;
+} ts_tool_opcounts;
+
+/* Bookkeeping kinds, not operators a model calls. */
+static bool ts_tool_op_counted(const ts_node *x) {
+  static const char *const skip[] = {"prim::Constant", "prim::Param", "prim::Return", "prim::ListConstruct",
+                                     "prim::TupleConstruct", "prim::TupleUnpack", "prim::ListUnpack",
+                                     "prim::GetAttr", "prim::FusionGroup"};
+  if (!x->kind_name)
+    return false;
+  for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
+    if (strcmp(x->kind_name, skip[i]) == 0)
+      return false;
+  return true;
+}
+
+static void ts_tool_count_ops(ts_tool_opcounts *c, const ts_block *b) {
+  for (ts_node *x = ts_block_first(b); x != b->ret && !c->oom; x = x->next) {
+    if (ts_tool_op_counted(x)) {
+      uint32_t i = 0;
+      while (i < c->n && strcmp(c->v[i].op, x->kind_name) != 0)
+        i++;
+      if (i == c->n) {
+        if (c->n == c->cap) {
+          uint32_t cap = c->cap ? c->cap * 2 : 32;
+          ts_tool_opcount *v = realloc(c->v, cap * sizeof *v);
+          if (!v) {
+            c->oom = true;
+            return;
+          }
+          c->v = v;
+          c->cap = cap;
+        }
+        c->v[c->n++] = (ts_tool_opcount){x->kind_name, 0};
+      }
+      c->v[i].n++;
+    }
+    for (uint32_t i = 0; i < x->nblocks; i++)
+      ts_tool_count_ops(c, x->blocks[i]);
+    for (const ts_attr *a = x->attrs; a; a = a->next)
+      if (a->kind == TS_ATTR_GRAPH && a->u.g)
+        ts_tool_count_ops(c, a->u.g->block);
+  }
+}
+
+static int ts_tool_opcount_cmp(const void *pa, const void *pb) {
+  const ts_tool_opcount *a = pa, *b = pb;
+  if (a->n != b->n)
+    return a->n > b->n ? -1 : 1;
+  return strcmp(a->op, b->op);
+}
+
+bool ts_tool_summary_ops(ts_buf *b, const ts_graph *g, const char *(*source)(void *, const char *, size_t *),
+                         void *source_ctx) {
+  ts_tool_opcounts c = {0};
+  ts_tool_count_ops(&c, g->block);
+  if (c.oom) {
+    free(c.v);
+    return false;
+  }
+  qsort(c.v, c.n, sizeof *c.v, ts_tool_opcount_cmp);
+  uint32_t total = 0;
+  for (uint32_t i = 0; i < c.n; i++)
+    total += c.v[i].n;
+  ts_buf_printf(b, "ops: %u kind%s, %u node%s\n", c.n, c.n == 1 ? "" : "s", total, total == 1 ? "" : "s");
+  for (uint32_t i = 0; i < c.n; i++)
+    ts_buf_printf(b, "  %s %u\n", c.v[i].op, c.v[i].n);
+  free(c.v);
+  ts_pass_missing_set s = {0};
+  ts_pass_missing_collect(&s, g, 0);
+  bool ok = !s.oom;
+  if (ok && !s.n)
+    ts_buf_puts(b, "unsupported: none\n");
+  else if (ok) {
+    ts_buf m = {0};
+    uint32_t nops = ts_pass_missing_print(&m, &s, source, source_ctx, NULL, 0);
+    ts_buf_printf(b, "unsupported: %u op%s tsaot has no kernel for, at %u place%s (a run that reaches one fails "
+                  "there)\n%s", nops, nops == 1 ? "" : "s", s.n, s.n == 1 ? "" : "s", m.data ? m.data : "");
+    ok = !m.failed;
+    ts_buf_free(&m);
+  }
+  ts_pass_missing_free(&s);
+  return ok && !b->failed;
+}
 
 char *ts_tool_read_file(const char *prog, const char *path, size_t max, size_t *len) {
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");

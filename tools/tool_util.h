@@ -6,6 +6,37 @@
 
 #include "passes.h"
 
+/* tsaot's version ("0.1.0", CMake's project version) and the line every
+ * tool prints for --version: "tsaot 0.1.0 (LLVM 16.0.6)" for tsaot,
+ * "tsaot-run (tsaot) 0.1.0 (LLVM 16.0.6)" for the others. */
+const char *ts_tool_version(void);
+const char *ts_tool_llvm_version(void);
+void ts_tool_print_version(const char *prog);
+
+/* Prints diagnostics text (a ts_diag's, a run's error) to stderr in the
+ * tools' one format: a line "error: ...", "warning: ..." or "note: ..."
+ * gets "PROG: " in front; placed lines ("FILE:LINE:COL: error: ...") and
+ * the indented source lines after them stay as they are. NULL or "":
+ * `fallback` ("cannot load the model"), as "PROG: error: fallback". */
+void ts_tool_diag_print(const char *prog, const char *text, const char *fallback);
+
+/* After a model failed to load: when `path` is a file torch.save wrote (a
+ * state_dict, a pickled module: a zip archive with data.pkl and no code/,
+ * or a bare pickle), prints one line "PROG: error: PATH: not TorchScript:
+ * ..." telling how to make TorchScript of it, and returns true; false (and
+ * prints nothing) otherwise, for the loader's own message. */
+bool ts_tool_explain_not_torchscript(const char *prog, const char *path);
+
+/* For tsaot-dump --summary and what tsaot embeds as NAME_tsaot_info: the
+ * operators of `g` (nested blocks and fusion groups' subgraphs included;
+ * prim::Constant, prim::Param and the like left out), "ops: K kinds, N
+ * nodes\n" then "  aten::linear 3\n" per kind, most used first; then
+ * "unsupported: none\n" or the operators tsaot has no kernel for, each
+ * place with its source line (source: ts_rt_model_source's shape, may be
+ * NULL). False when out of memory. */
+bool ts_tool_summary_ops(ts_buf *b, const ts_graph *g, const char *(*source)(void *, const char *, size_t *),
+                         void *source_ctx);
+
 /* All of `path` ("-": standard input) in a malloc'd, NUL-terminated buffer;
  * NULL after printing "PROG: error: ..." to stderr. At most `max` bytes. */
 char *ts_tool_read_file(const char *prog, const char *path, size_t max, size_t *len);

@@ -73,6 +73,7 @@ static void ts_bench_usage(FILE *f) {
           "                     x86-64 level, tsaot's default, names the copy that ran:\n"
           "                     x86-64-v2, v3 or v4)\n"
           "  --json             one JSON object on stdout instead of the table\n"
+          "  --version          tsaot's version and LLVM's\n"
           "  -h, --help         this text\n"
           "\n"
           "The JSON object has model, threads, iters, interp_median_ms, interp_min_ms,\n"
@@ -116,11 +117,11 @@ static bool ts_bench_parse_int(const char *s, long lo, long hi, long *out) {
 static bool ts_bench_so_open(const char *prog, const char *path, ts_tool_so *so) {
   char why[1024];
   if (!ts_tool_so_open(so, path, why, sizeof why)) {
-    fprintf(stderr, "%s: %s\n", prog, why);
+    fprintf(stderr, "%s: error: %s\n", prog, why);
     return false;
   }
   if (so->init() != 0) {
-    fprintf(stderr, "%s: %s: cannot load the model: %s\n", prog, path, so->last_error());
+    fprintf(stderr, "%s: error: %s: cannot load the model: %s\n", prog, path, so->last_error());
     return false;
   }
   return true;
@@ -144,7 +145,7 @@ static bool ts_bench_so_run(const char *prog, ts_tool_so *so, const DLTensor *in
   int r = so->run(in, nin, o->t, o->cap, &o->n);
   if (r != 0) {
     o->n = 0;
-    fprintf(stderr, "%s: the compiled model failed: %s\n", prog, so->last_error());
+    fprintf(stderr, "%s: error: the compiled model failed: %s\n", prog, so->last_error());
     return false;
   }
   return true;
@@ -167,16 +168,16 @@ static bool ts_bench_inputs_read(const char *prog, ts_rt_ctx *ctx, const char *c
                                  ts_bench_inputs *in) {
   char why[256];
   if (!ts_tool_args_parse(words, (uint32_t)n, &in->args, &in->nargs, why, sizeof why)) {
-    fprintf(stderr, "%s: the arguments: %s\n", prog, why);
+    fprintf(stderr, "%s: error: the arguments: %s\n", prog, why);
     return false;
   }
   if (!ts_tool_slots_make(ctx, in->args, in->nargs, &in->slots)) {
-    fprintf(stderr, "%s: %s\n", prog, ctx->err.data ? ctx->err.data : "out of memory");
+    fprintf(stderr, "%s: error: %s\n", prog, ctx->err.data ? ctx->err.data : "out of memory");
     return false;
   }
   in->n = (int)in->slots.n;
   if (!(in->dl = calloc((size_t)in->n + 1, sizeof *in->dl))) {
-    fprintf(stderr, "%s: out of memory\n", prog);
+    fprintf(stderr, "%s: error: out of memory\n", prog);
     return false;
   }
   in->words = true;
@@ -186,7 +187,7 @@ static bool ts_bench_inputs_read(const char *prog, ts_rt_ctx *ctx, const char *c
     if (!in->slots.t[k])
       in->dl[k] = tsaot_none();
     else if (!ts_rt_tensor_to_dl(in->slots.t[k], &in->dl[k])) {
-      fprintf(stderr, "%s: %s: unsupported dtype\n", prog, in->slots.word[k]);
+      fprintf(stderr, "%s: error: %s: unsupported dtype\n", prog, in->slots.word[k]);
       return false;
     }
   }
@@ -655,12 +656,16 @@ int main(int argc, char **argv) {
   ts_bench_opts o = {.iters = 0, .warmup = 3, .threads = 1};
   o.inputs = calloc((size_t)argc + 1, sizeof *o.inputs);
   if (!o.inputs) {
-    fprintf(stderr, "%s: out of memory\n", prog);
+    fprintf(stderr, "%s: error: out of memory\n", prog);
     return 1;
   }
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    if (!strcmp(a, "--version")) {
+      ts_tool_print_version("tsaot-bench");
+      free(o.inputs);
+      return 0;
+    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       ts_bench_usage(stdout);
       free(o.inputs);
       return 0;
@@ -729,7 +734,7 @@ int main(int argc, char **argv) {
   if (cuda) {
     ts_buf why = {0};
     if (!ts_rt_cuda_open(&cu, 0, &why) || !ts_rt_cuda_event_pair(&cu, &ev0, &ev1, &why)) {
-      fprintf(stderr, "%s: --device cuda: %s\n", prog, why.data ? why.data : "out of memory");
+      fprintf(stderr, "%s: error: --device cuda: %s\n", prog, why.data ? why.data : "out of memory");
       ts_buf_free(&why);
       ts_rt_cuda_close(&cu);
       free(o.inputs);
@@ -778,23 +783,23 @@ int main(int argc, char **argv) {
     const char *dir = o.keep;
     if (!dir) {
       if (!mkdtemp(tmpdir)) {
-        fprintf(stderr, "%s: cannot make a temporary folder: %s\n", prog, strerror(errno));
+        fprintf(stderr, "%s: error: cannot make a temporary folder: %s\n", prog, strerror(errno));
         goto out;
       }
       made_tmp = true;
       dir = tmpdir;
     } else if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-      fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
+      fprintf(stderr, "%s: error: %s: %s\n", prog, dir, strerror(errno));
       goto out;
     }
     snprintf(sopath, sizeof sopath, "%s/model.so", dir);
     if (!tsaot[0] || access(tsaot, X_OK) != 0) {
-      fprintf(stderr, "%s: cannot find the compiler tsaot beside this program; give it with --tsaot PATH\n", prog);
+      fprintf(stderr, "%s: error: cannot find the compiler tsaot beside this program; give it with --tsaot PATH\n", prog);
       goto out;
     }
     char **av = calloc((size_t)o.ninputs + 9, sizeof *av);
     if (!av) {
-      fprintf(stderr, "%s: out of memory\n", prog);
+      fprintf(stderr, "%s: error: out of memory\n", prog);
       goto out;
     }
     int na = 0;
@@ -843,17 +848,18 @@ int main(int argc, char **argv) {
   /* ---- the interpreter */
   if (!o.no_interp) {
     if (!(m = ts_rt_model_load(o.model, &d))) {
-      fputs(d.text.data ? d.text.data : "tsaot-bench: cannot load the model\n", stderr);
+      if (!ts_tool_explain_not_torchscript("tsaot-bench", o.model))
+        ts_tool_diag_print("tsaot-bench", d.text.data, "cannot load the model");
       goto out;
     }
     ts_graph *g = ts_rt_model_graph(m, "forward", &d);
     if (!g) {
-      fputs(d.text.data ? d.text.data : "tsaot-bench: cannot compile forward\n", stderr);
+      ts_tool_diag_print("tsaot-bench", d.text.data, "cannot compile forward");
       goto out;
     }
     uint32_t nparams = ts_block_ninputs(g->block) - 1;
     if (in.nargs > nparams) {
-      fprintf(stderr, "%s: %s: forward takes %u argument%s, %u given\n", prog, o.model, (unsigned)nparams,
+      fprintf(stderr, "%s: error: %s: forward takes %u argument%s, %u given\n", prog, o.model, (unsigned)nparams,
               nparams == 1 ? "" : "s", in.nargs);
       goto out;
     }
@@ -872,7 +878,7 @@ int main(int argc, char **argv) {
       ok = ok && ts_tool_args_check(in.args, nargs, types, names, NULL, NULL, NULL, NULL, &why) &&
            ts_tool_slots_values(&ctx, &in.slots, types, names, nargs, args, &why);
       if (!ok)
-        fprintf(stderr, "%s: %s\n", prog, why.len ? why.data : "out of memory");
+        fprintf(stderr, "%s: error: %s\n", prog, why.len ? why.data : "out of memory");
       free(types);
       free(names);
       ts_buf_free(&why);
@@ -889,7 +895,7 @@ int main(int argc, char **argv) {
       if (w > 0 || o.warmup == 0)
         warm += ts_rt_now_ns() - t0;
       if (!have_iret) {
-        fprintf(stderr, "%s: the interpreter failed: %s", prog,
+        fprintf(stderr, "%s: error: the interpreter failed: %s", prog,
                 where.len ? where.data : ctx.err.data ? ctx.err.data : "?\n");
         if (!where.len)
           fputc('\n', stderr);
@@ -911,7 +917,7 @@ int main(int argc, char **argv) {
       times[it] = ts_rt_now_ns() - t0;
       ctx.out.len = 0;
       if (!ok) {
-        fprintf(stderr, "%s: the interpreter failed: %s\n", prog, ctx.err.data ? ctx.err.data : "?");
+        fprintf(stderr, "%s: error: the interpreter failed: %s\n", prog, ctx.err.data ? ctx.err.data : "?");
         goto out;
       }
     }
@@ -924,11 +930,11 @@ int main(int argc, char **argv) {
     goto out;
   so.set_threads((int)o.threads);
   if (cuda && so.set_device("cuda") != 0) {
-    fprintf(stderr, "%s: %s: --device cuda: %s\n", prog, sopath, so.last_error());
+    fprintf(stderr, "%s: error: %s: --device cuda: %s\n", prog, sopath, so.last_error());
     goto out;
   }
   if (in.words && so.num_inputs() >= 0 && so.num_inputs() != in.n) {
-    fprintf(stderr, "%s: %s: the compiled model takes %d argument%s, %d given\n", prog, sopath, so.num_inputs(),
+    fprintf(stderr, "%s: error: %s: the compiled model takes %d argument%s, %d given\n", prog, sopath, so.num_inputs(),
             so.num_inputs() == 1 ? "" : "s", in.n);
     goto out;
   }
@@ -965,7 +971,7 @@ int main(int argc, char **argv) {
       if (cuda && evok)
         evok = ts_rt_cuda_event_record_legacy(&cu, ev1, &why) && ts_rt_cuda_event_ms(&cu, ev0, ev1, &ms, &why);
       if (cuda && !evok) {
-        fprintf(stderr, "%s: --device cuda: %s\n", prog, why.data ? why.data : "CUDA events failed");
+        fprintf(stderr, "%s: error: --device cuda: %s\n", prog, why.data ? why.data : "CUDA events failed");
         ok = false;
       }
       ts_buf_free(&why);
@@ -993,7 +999,7 @@ int main(int argc, char **argv) {
   /* ---- do the two agree? */
   if (interp.ran) {
     if (!ts_rt_io_flatten(&ctx, iret, ts_bench_flat_add, &flat)) {
-      fprintf(stderr, "%s: cannot read the interpreter's outputs\n", prog);
+      fprintf(stderr, "%s: error: cannot read the interpreter's outputs\n", prog);
       goto out;
     }
     diff_known = flat.n == outs.n;

@@ -46,6 +46,7 @@ static void ts_opt_usage(FILE *f) {
           "                     does the same)\n"
           "  --no-verify        skip the verifier, before and after the passes (for\n"
           "                     looking at broken graphs)\n"
+          "  --version          tsaot's version and LLVM's\n"
           "  -h, --help         this text\n"
           "\n"
           "The default pipeline: %s\n"
@@ -82,7 +83,11 @@ int main(int argc, char **argv) {
   int rc = 2;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    if (!strcmp(a, "--version")) {
+      ts_tool_print_version("tsaot-opt");
+      free(specs);
+      return 0;
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       ts_opt_usage(stdout);
       free(specs);
       return 0;
@@ -135,8 +140,10 @@ int main(int argc, char **argv) {
   ts_iv root = ts_iv_none();
   char *src = NULL;
   const ts_type **types = NULL;
+  bool told = false; /* the load's failure is explained already */
   if (ts_opt_is_model(in)) {
     m = ts_rt_model_load(in, &d);
+    told = !m && ts_tool_explain_not_torchscript("tsaot-opt", in);
     ts_graph *mg = m ? ts_rt_model_graph(m, method, &d) : NULL;
     if (mg && !(g = ts_graph_copy(mg)))
       ts_diag_error(&d, "out of memory");
@@ -183,10 +190,10 @@ int main(int argc, char **argv) {
       fclose(f);
     ts_buf_free(&b);
     ts_graph_free(g);
-  } else {
-    fputs(d.text.data ? d.text.data : "tsaot-opt: error: cannot read the graph\n", stderr);
+  } else if (!told) {
+    ts_tool_diag_print("tsaot-opt", d.text.data, "cannot read the graph");
     if (d.errors > d.max_errors)
-      fprintf(stderr, "(%d more errors not shown)\n", d.errors - d.max_errors);
+      fprintf(stderr, "tsaot-opt: note: %d more errors not shown\n", d.errors - d.max_errors);
   }
   free(types);
   ts_rt_model_free(m);

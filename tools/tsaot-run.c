@@ -88,6 +88,7 @@ static void ts_run_usage(FILE *f) {
           "  --strict       (.pt) refuse a graph that reaches an operator tsaot has no\n"
           "                 kernel for (after the passes with --optimize), listing them;\n"
           "                 without it a run fails where it reaches one\n"
+          "  --version      tsaot's version and LLVM's\n"
           "  -h, --help     this text\n"
           "\n"
           "An argument is one of:\n"
@@ -182,7 +183,7 @@ static int ts_run_so(const char *path, const ts_tool_arg *args, uint32_t nargs, 
   ts_tool_so f;
   char why[1024];
   if (!ts_tool_so_open(&f, path, why, sizeof why)) {
-    fprintf(stderr, "tsaot-run: %s\n", why);
+    fprintf(stderr, "tsaot-run: error: %s\n", why);
     return 1;
   }
   int rc = 1, nout = 0;
@@ -192,11 +193,11 @@ static int ts_run_so(const char *path, const ts_tool_arg *args, uint32_t nargs, 
   DLTensor *dls = NULL;
   DLManagedTensor **outs = NULL;
   if (f.init() != 0) {
-    fprintf(stderr, "tsaot-run: %s: cannot load the model: %s\n", path, f.last_error());
+    fprintf(stderr, "tsaot-run: error: %s: cannot load the model: %s\n", path, f.last_error());
     goto out;
   }
   if (cuda && f.set_device("cuda") != 0) {
-    fprintf(stderr, "tsaot-run: %s: --device cuda: %s\n", path, f.last_error());
+    fprintf(stderr, "tsaot-run: error: %s: --device cuda: %s\n", path, f.last_error());
     goto out;
   }
   f.set_threads(nthreads);
@@ -206,37 +207,37 @@ static int ts_run_so(const char *path, const ts_tool_arg *args, uint32_t nargs, 
   for (uint32_t k = 0; k < nargs; k++)
     words = words && args[k].kind == TS_TOOL_ARG_WORD;
   if (words && f.num_inputs() >= 0 && (int)nargs != f.num_inputs()) {
-    fprintf(stderr, "tsaot-run: %s: the model takes %d argument%s, %u given\n", path, f.num_inputs(),
+    fprintf(stderr, "tsaot-run: error: %s: the model takes %d argument%s, %u given\n", path, f.num_inputs(),
             f.num_inputs() == 1 ? "" : "s", nargs);
     goto out;
   }
   if (!ts_tool_slots_make(&ctx, args, nargs, &slots)) {
-    fprintf(stderr, "tsaot-run: %s\n", ctx.err.data ? ctx.err.data : "out of memory");
+    fprintf(stderr, "tsaot-run: error: %s\n", ctx.err.data ? ctx.err.data : "out of memory");
     goto out;
   }
   if (!(dls = calloc(slots.n + 1, sizeof *dls))) {
-    fprintf(stderr, "tsaot-run: out of memory\n");
+    fprintf(stderr, "tsaot-run: error: out of memory\n");
     goto out;
   }
   for (uint32_t k = 0; k < slots.n; k++) {
     if (!slots.t[k])
       dls[k] = tsaot_none();
     else if (!ts_rt_tensor_to_dl(slots.t[k], &dls[k])) {
-      fprintf(stderr, "tsaot-run: %s: unsupported dtype\n", slots.word[k]);
+      fprintf(stderr, "tsaot-run: error: %s: unsupported dtype\n", slots.word[k]);
       goto out;
     }
   }
   /* a model whose output count only a run knows: room for plenty */
   int cap = f.num_outputs() >= 0 ? f.num_outputs() : 4096;
   if (!(outs = calloc((size_t)cap + 1, sizeof *outs))) {
-    fprintf(stderr, "tsaot-run: out of memory\n");
+    fprintf(stderr, "tsaot-run: error: out of memory\n");
     goto out;
   }
   int r = f.run(dls, (int)slots.n, outs, cap, &nout);
   if (r != 0) {
     /* a failing node's error comes placed ("file:line:col: error: ...") */
     const char *e = f.last_error();
-    fprintf(stderr, "%s%s\n", ts_run_placed(e) ? "" : "error: ", e);
+    fprintf(stderr, "%s%s\n", ts_run_placed(e) ? "" : "tsaot-run: error: ", e);
     nout = 0;
     goto out;
   }
@@ -253,7 +254,7 @@ static int ts_run_so(const char *path, const ts_tool_arg *args, uint32_t nargs, 
             (unsigned long long)ds.bytes_to_host);
   }
   if (!ts_run_mkdirs(outdir)) {
-    fprintf(stderr, "tsaot-run: %s: cannot make the folder: %s\n", outdir, strerror(errno));
+    fprintf(stderr, "tsaot-run: error: %s: cannot make the folder: %s\n", outdir, strerror(errno));
     goto out;
   }
   ts_run_out o = {.ctx = &ctx, .dir = outdir};
@@ -263,7 +264,7 @@ static int ts_run_so(const char *path, const ts_tool_arg *args, uint32_t nargs, 
     if (t)
       ts_rt_tensor_release(t);
     if (!ok) {
-      fprintf(stderr, "tsaot-run: %s\n", ctx.err.data ? ctx.err.data : "cannot write the outputs");
+      fprintf(stderr, "tsaot-run: error: %s\n", ctx.err.data ? ctx.err.data : "cannot write the outputs");
       goto out;
     }
   }
@@ -290,7 +291,7 @@ static bool ts_run_strict(ts_rt_model *m, const ts_graph *g, const char *path, c
   ts_pass_missing_collect(&s, g, 0);
   bool ok = !s.oom && !s.n;
   if (s.oom)
-    fprintf(stderr, "tsaot-run: out of memory\n");
+    fprintf(stderr, "tsaot-run: error: out of memory\n");
   else if (s.n) {
     ts_buf b = {0};
     uint32_t nops = ts_pass_missing_print(&b, &s, ts_rt_model_source, m, NULL, 0);
@@ -311,12 +312,16 @@ int main(int argc, char **argv) {
   const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
   int ninputs = 0;
   if (!inputs) {
-    fprintf(stderr, "tsaot-run: out of memory\n");
+    fprintf(stderr, "tsaot-run: error: out of memory\n");
     return 1;
   }
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    if (!strcmp(a, "--version")) {
+      ts_tool_print_version("tsaot-run");
+      free(inputs);
+      return 0;
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       ts_run_usage(stdout);
       free(inputs);
       return 0;
@@ -434,16 +439,17 @@ int main(int argc, char **argv) {
   ts_rt_model *m = NULL;
   ts_graph *og = NULL;
   if (!args) {
-    fprintf(stderr, "tsaot-run: out of memory\n");
+    fprintf(stderr, "tsaot-run: error: out of memory\n");
     goto out;
   }
   if (!(m = ts_rt_model_load(path, &d))) {
-    fputs(d.text.data ? d.text.data : "tsaot-run: cannot load the model\n", stderr);
+    if (!ts_tool_explain_not_torchscript("tsaot-run", path))
+      ts_tool_diag_print("tsaot-run", d.text.data, "cannot load the model");
     goto out;
   }
   ts_graph *g = ts_rt_model_graph(m, method, &d);
   if (!g) {
-    fputs(d.text.data ? d.text.data : "tsaot-run: cannot compile the method\n", stderr);
+    ts_tool_diag_print("tsaot-run", d.text.data, "cannot compile the method");
     goto out;
   }
   uint32_t nparams = ts_block_ninputs(g->block) - 1;
@@ -454,7 +460,7 @@ int main(int argc, char **argv) {
       const ts_value *v = ts_block_input(g->block, k + 1);
       ts_buf_printf(&names, "%s%s", k ? ", " : "", v->name ? v->name : "?");
     }
-    fprintf(stderr, "tsaot-run: %s: %s takes %u argument%s (%s), %u given\n", path, method, (unsigned)nparams,
+    fprintf(stderr, "tsaot-run: error: %s: %s takes %u argument%s (%s), %u given\n", path, method, (unsigned)nparams,
             nparams == 1 ? "" : "s", names.data ? names.data : "", ntargs);
     ts_buf_free(&names);
     goto out;
@@ -464,7 +470,7 @@ int main(int argc, char **argv) {
   ptypes = calloc(ntargs + 1, sizeof *ptypes);
   pnames = calloc(ntargs + 1, sizeof *pnames);
   if (!ptypes || !pnames) {
-    fprintf(stderr, "tsaot-run: out of memory\n");
+    fprintf(stderr, "tsaot-run: error: out of memory\n");
     goto out;
   }
   for (uint32_t k = 0; k < ntargs; k++) {
@@ -478,7 +484,7 @@ int main(int argc, char **argv) {
   if (aok && !ts_tool_slots_values(&ctx, &slots, ptypes, pnames, ntargs, args, &bad))
     aok = false;
   if (!aok) {
-    fprintf(stderr, "tsaot-run: %s\n", bad.len ? bad.data : ctx.err.data ? ctx.err.data : "bad input");
+    fprintf(stderr, "tsaot-run: error: %s\n", bad.len ? bad.data : ctx.err.data ? ctx.err.data : "bad input");
     ts_buf_free(&bad);
     goto out;
   }
@@ -490,18 +496,18 @@ int main(int argc, char **argv) {
     const ts_type **types = NULL;
     og = ts_graph_copy(g);
     if (!og) {
-      fprintf(stderr, "tsaot-run: out of memory\n");
+      fprintf(stderr, "tsaot-run: error: out of memory\n");
       goto out;
     }
     /* the spec: each tensor argument's dtype and sizes (numbers and lists
      * made from arrays stay unspecified) */
     if (!(types = calloc(ts_block_ninputs(og->block), sizeof *types))) {
-      fprintf(stderr, "tsaot-run: out of memory\n");
+      fprintf(stderr, "tsaot-run: error: out of memory\n");
       goto out;
     }
     for (uint32_t k = 0; k < ntargs; k++)
       if (args[k].tag == TS_IV_TENSOR && !(types[k + 1] = ts_pass_spec_of_tensor(ts_graph_arena(og), args[k].u.t))) {
-        fprintf(stderr, "tsaot-run: out of memory\n");
+        fprintf(stderr, "tsaot-run: error: out of memory\n");
         free(types);
         goto out;
       }
@@ -514,7 +520,7 @@ int main(int argc, char **argv) {
     bool pok = ts_pass_run_list(og, passes, &env);
     free(types);
     if (!pok) {
-      fputs(d.text.data ? d.text.data : "tsaot-run: a pass failed\n", stderr);
+      ts_tool_diag_print("tsaot-run", d.text.data, "a pass failed");
       goto out;
     }
     if (stats)
@@ -532,17 +538,17 @@ int main(int argc, char **argv) {
     if (where.len)
       fputs(where.data, stderr);
     else
-      fprintf(stderr, "error: %s\n", ctx.err.data ? ctx.err.data : "the model failed");
+      fprintf(stderr, "tsaot-run: error: %s\n", ctx.err.data ? ctx.err.data : "the model failed");
     goto out;
   }
   have_ret = true;
   if (!ts_run_mkdirs(outdir)) {
-    fprintf(stderr, "tsaot-run: %s: cannot make the folder: %s\n", outdir, strerror(errno));
+    fprintf(stderr, "tsaot-run: error: %s: cannot make the folder: %s\n", outdir, strerror(errno));
     goto out;
   }
   ts_run_out o = {.ctx = &ctx, .dir = outdir};
   if (!ts_rt_io_flatten(&ctx, ret, ts_run_write, &o)) {
-    fprintf(stderr, "tsaot-run: %s\n", ctx.err.data ? ctx.err.data : "cannot write the outputs");
+    fprintf(stderr, "tsaot-run: error: %s\n", ctx.err.data ? ctx.err.data : "cannot write the outputs");
     goto out;
   }
   rc = 0;

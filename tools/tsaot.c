@@ -1,10 +1,11 @@
 /* tools/tsaot.c: the compiler (../shared/DESIGN.md, "Command-line contract").
  *
  *   tsaot MODEL.pt -o OUT.so [--example in0.npy ...] [--input f32[1,3,224,224] ...]
- *         [-c] [--name NAME] [-O0..-O3] [--no-fallback] [--device cpu|cuda]
+ *         [-c] [--header] [--name NAME] [-O0..-O3] [--no-fallback] [--device cpu|cuda]
  *         [--gpu-arch sm_XX] [--emit-ptx FILE]
  *         [--emit-llvm FILE] [--print-after-all] [--target T] [--cpu C]
- *         [--features F] [--time-limit S] [--memory-limit M] [--strict] [-v]
+ *         [--features F] [--time-limit S] [--memory-limit M] [--measure-limit S]
+ *         [--strict] [-v] [--version]
  *
  * Compiles forward: the pass pipeline specialised to the input specs (from
  * example .npy files or spec texts, in argument order; none, str:TEXT,
@@ -19,7 +20,8 @@
  * or, with --strict, refuses the model. The bytes run_static needs for
  * run-time allocations are measured here: the specialised graph runs once
  * in the interpreter over a counting heap, on the examples (zeros for
- * --input specs).
+ * --input specs), in a child process bounded by --measure-limit; a run
+ * that fails is the compilation's error.
  *
  * Exit status: 0 success, 1 a model/input/compile error, 2 a usage error.
  */
@@ -34,9 +36,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,8 +67,13 @@ static void ts_cc_usage(FILE *f) {
           "                    the example had none, another length) run in the fallback\n"
           "  --input SPEC      an input spec instead of an example: f32[1,3,224,224],\n"
           "                    i64[], f32[N,3] (N: any size), f32[?,3], ...; none and the\n"
-          "                    brackets too: --input [ f32[2] f32[3] ]\n"
-          "  --name NAME       prefix of the exported functions (default: model)\n"
+          "                    brackets too: --input [ f32[2] f32[3] ]. Repeat it, one per\n"
+          "                    argument, in order; --example and --input mix\n"
+          "  --name NAME       prefix of the exported functions (default: OUT's file name\n"
+          "                    without its extension, other characters than letters,\n"
+          "                    digits and _ made _: -o my-net.so gives my_net_run; model\n"
+          "                    where that is empty or starts with a digit)\n"
+          "  --header          with a library, write OUT.h too (as -c does)\n"
           "  -O0 .. -O3        LLVM optimization level (default: -O3)\n"
           "  --no-fallback     no interpreter in the output: inputs off the specialisation\n"
           "                    are an error (TSAOT_E_INPUT) instead of a slower run\n"
@@ -91,7 +103,13 @@ static void ts_cc_usage(FILE *f) {
           "                    (checked between passes and fusion groups; default: 600)\n"
           "  --memory-limit M  stop with an error when the graphs take over M MiB\n"
           "                    (default: 4096)\n"
+          "  --measure-limit S with examples or sized specs, forward runs once in the\n"
+          "                    interpreter to size the arena's heap part; a run that takes\n"
+          "                    over S seconds (default: 60), fails, crashes or allocates\n"
+          "                    more than this machine's memory is an error, with the\n"
+          "                    model's own message (nothing is written)\n"
           "  -v, --verbose     progress, timings and a summary to stderr\n"
+          "  --version         tsaot's version and LLVM's\n"
           "  -h, --help        this text\n"
           "\n"
           "Without --example or --input the code is shape-generic (fused groups run in\n"
@@ -128,7 +146,7 @@ static void ts_cc_report(const ts_diag *d, const char *fallback) {
     fprintf(stderr, "tsaot: error: compilation passed its memory limit of %g MiB (raise it with --memory-limit)\n",
             ts_cc_memory_limit);
   else
-    fputs(d->text.data ? d->text.data : fallback, stderr);
+    ts_tool_diag_print("tsaot", d->text.data, fallback);
 }
 
 static bool ts_cc_is_ident(const char *s) {
@@ -138,6 +156,23 @@ static bool ts_cc_is_ident(const char *s) {
     if (!isalnum((unsigned char)*s) && *s != '_')
       return false;
   return true;
+}
+
+/* The default --name: OUT's file name without its extension, each
+ * character C does not allow in a name made '_' ("my-net.so" -> my_net),
+ * so that objects compiled without --name link together; "model" where
+ * that leaves nothing usable (empty, a digit first, over 48 characters). */
+static const char *ts_cc_stem_name(const char *out, char *buf, size_t cap) {
+  const char *base = strrchr(out, '/');
+  base = base ? base + 1 : out;
+  const char *dot = strrchr(base, '.');
+  size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+  if (n == 0 || n > 48 || n >= cap || isdigit((unsigned char)base[0]))
+    return "model";
+  for (size_t i = 0; i < n; i++)
+    buf[i] = isalnum((unsigned char)base[i]) ? base[i] : '_';
+  buf[n] = 0;
+  return buf;
 }
 
 /* Splits "a|b|c" (tsaot_link.h's lists) into argv-like pieces; empty items dropped. */
@@ -228,13 +263,13 @@ static bool ts_cc_bind_defaults(ts_rt_model *m, ts_graph *g, uint32_t given, con
   ts_iv *all = calloc(n, sizeof *all);
   bool ok = all && ts_rt_model_defaults(m, &ctx, g, "forward", all, given);
   if (!ok)
-    fprintf(stderr, "tsaot: %s: %s (give a spec for every argument without a default)\n", path,
+    fprintf(stderr, "tsaot: error: %s: %s (give a spec for every argument without a default)\n", path,
             ctx.err.data ? ctx.err.data : "out of memory");
   for (uint32_t i = n; ok && i-- > given;) {
     ts_value *p = ts_block_input(g->block, i);
     ts_value *c = ts_pass_const_insert_iv(ts_block_first(g->block), &all[i], NULL, false);
     if (!c) {
-      fprintf(stderr, "tsaot: %s: the default of '%s' cannot be a constant of the graph\n", path,
+      fprintf(stderr, "tsaot: error: %s: the default of '%s' cannot be a constant of the graph\n", path,
               p->name ? p->name : "?");
       ok = false;
       break;
@@ -249,42 +284,214 @@ static bool ts_cc_bind_defaults(ts_rt_model *m, ts_graph *g, uint32_t given, con
   return ok;
 }
 
-/* Runs the specialised graph once on a counting heap: the peak of the
- * run's allocations bounds what the compiled code allocates at run time
- * (it allocates less: its planned tensors are not on the heap). */
-static uint64_t ts_cc_measure_heap(ts_rt_model *m, ts_graph *g, const ts_type *const *types, const char *const *specs,
-                                   uint32_t nspecs, bool verbose) {
+/* The measuring run's bounds: seconds (--measure-limit), and bytes of
+ * address space beyond what the compiler holds when it starts (this
+ * machine's memory: an arena larger than that could not run here). */
+static double ts_cc_measure_limit = 60;
+
+/* What the measuring run's process reports through its pipe: the header,
+ * then `len` bytes of message. */
+typedef struct ts_cc_measured {
+  uint32_t ok, len;
+  uint64_t peak;
+} ts_cc_measured;
+
+enum { TS_CC_MEASURE_MSG_MAX = 1 << 16 };
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TS_CC_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TS_CC_ASAN 1
+#endif
+#endif
+
+/* In the measuring run's process: bounds its address space (not under
+ * ASan, whose shadow memory needs terabytes of it), runs the graph once on
+ * a counting heap, writes a ts_cc_measured and the error to fd. */
+static void ts_cc_measure_child(int fd, ts_rt_model *m, ts_graph *g, const ts_type *const *types,
+                                const char *const *specs, uint32_t nspecs) {
+#ifndef TS_CC_ASAN
+  long page = sysconf(_SC_PAGESIZE), phys = sysconf(_SC_PHYS_PAGES);
+  unsigned long long vm_pages = 0;
+  FILE *statm = fopen("/proc/self/statm", "r");
+  if (statm) {
+    if (fscanf(statm, "%llu", &vm_pages) != 1)
+      vm_pages = 0;
+    fclose(statm);
+  }
+  if (page > 0 && phys > 0 && vm_pages) {
+    struct rlimit rl = {.rlim_cur = (rlim_t)(vm_pages + (unsigned long long)phys) * (rlim_t)page};
+    rl.rlim_max = rl.rlim_cur;
+    setrlimit(RLIMIT_AS, &rl);
+  }
+#endif
   ts_rt_ctx ctx;
   ts_rt_ctx_init(&ctx, 1);
   ts_iv *args = calloc(nspecs + 1, sizeof *args), ret = ts_iv_none();
   ts_buf why = {0}, where = {0};
-  uint64_t bytes = 0;
+  ts_cc_measured r = {0};
   ts_rt_heap *h = ts_rt_heap_init(NULL, 0);
-  if (!args || !h)
-    goto out;
-  ts_rt_heap *prev = ts_rt_heap_use(h);
-  bool ok = ts_cc_args(&ctx, g, types, specs, nspecs, args, &why) &&
-            ts_rt_model_run_graph(m, &ctx, "forward", g, args, nspecs, &ret, &where);
-  if (ok)
-    ts_iv_release(ret);
-  for (uint32_t k = 0; k < nspecs; k++)
-    ts_iv_release(args[k]);
-  ts_rt_heap_use(prev);
-  if (ok) {
-    /* headroom for what differs between the interpreter and compiled code */
-    uint64_t peak = ts_rt_heap_peak(h);
-    bytes = peak + peak / 4 + 64 * 1024;
-    bytes = (bytes + 63) & ~(uint64_t)63;
-  } else if (verbose)
-    fprintf(stderr, "tsaot: note: the measuring run failed (%s); run_static will need no more than the plan\n",
-            why.len ? why.data : where.len ? where.data : ctx.err.data ? ctx.err.data : "?");
-out:
-  ts_rt_heap_dispose(h);
-  free(args);
-  ts_buf_free(&why);
-  ts_buf_free(&where);
-  ts_rt_ctx_free(&ctx);
-  return bytes;
+  bool ok = false;
+  if (args && h) {
+    ts_rt_heap *prev = ts_rt_heap_use(h);
+    ok = ts_cc_args(&ctx, g, types, specs, nspecs, args, &why) &&
+         ts_rt_model_run_graph(m, &ctx, "forward", g, args, nspecs, &ret, &where);
+    if (ok)
+      ts_iv_release(ret);
+    for (uint32_t k = 0; k < nspecs; k++)
+      ts_iv_release(args[k]);
+    ts_rt_heap_use(prev);
+    r.peak = ts_rt_heap_peak(h);
+  }
+  /* placed errors ("file:line:col: error: ...") as tsaot-run prints them */
+  ts_buf msg = {0};
+  if (!ok) {
+    if (why.len)
+      ts_buf_printf(&msg, "error: %s\n", why.data);
+    else if (where.len)
+      ts_buf_puts(&msg, where.data);
+    else
+      ts_buf_printf(&msg, "error: %s\n", ctx.err.data ? ctx.err.data : "out of memory");
+  }
+  r.ok = ok;
+  r.len = msg.data && !msg.failed ? (uint32_t)(msg.len < TS_CC_MEASURE_MSG_MAX ? msg.len : TS_CC_MEASURE_MSG_MAX) : 0;
+  bool sent = write(fd, &r, sizeof r) == (ssize_t)sizeof r;
+  for (uint32_t at = 0; sent && at < r.len;) {
+    ssize_t k = write(fd, msg.data + at, r.len - at);
+    if (k <= 0)
+      break;
+    at += (uint32_t)k;
+  }
+  _exit(0); /* nothing of the compiler's to flush or free here */
+}
+
+/* Runs the specialised graph once on a counting heap: the peak of the
+ * run's allocations bounds what the compiled code allocates at run time
+ * (it allocates less: its planned tensors are not on the heap). The run
+ * happens in a child process, so that a forward that never ends is
+ * stopped after --measure-limit seconds, a crash stays there and an
+ * allocation beyond this machine's memory fails. Any failure is the
+ * compilation's error: a library sized by a run that failed would fail
+ * on every run. Returns false after printing why (the model's own error,
+ * placed at its source line, as tsaot-run prints it). */
+static bool ts_cc_measure_heap(ts_rt_model *m, ts_graph *g, const ts_type *const *types, const char *const *specs,
+                               uint32_t nspecs, bool zeros, double deadline, const char *path, bool verbose,
+                               uint64_t *bytes) {
+  *bytes = 0;
+  /* a spec with open sizes leaves nothing to run: the plan alone sizes
+   * the arena, and run_static's heap part is 0 */
+  for (uint32_t k = 0; k < nspecs; k++) {
+    if (strncmp(specs[k], "str:", 4) == 0 || ts_cc_ends_with(specs[k], ".npy"))
+      continue;
+    const ts_type *ty = types ? types[k + 1] : NULL;
+    const ts_tensor_info *ti = ty && ty->kind == TS_TY_TENSOR ? ty->tensor : NULL;
+    bool sized = ti && ti->sizes && ti->dtype >= 0;
+    for (int32_t i = 0; sized && i < ti->rank; i++)
+      sized = ti->sizes[i] >= 0;
+    if (!sized) {
+      if (verbose)
+        fprintf(stderr, "tsaot: note: no measuring run: input %u's spec leaves a size open; run_static's heap part "
+                "is 0\n", k);
+      return true;
+    }
+  }
+  double limit = ts_cc_measure_limit, left = deadline - ts_cc_now();
+  bool by_total = left < limit;
+  if (by_total)
+    limit = left > 0 ? left : 0;
+  int fds[2];
+  if (pipe(fds) != 0) {
+    fprintf(stderr, "tsaot: error: cannot make a pipe for the measuring run: %s\n", strerror(errno));
+    return false;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "tsaot: error: cannot start the measuring run: %s\n", strerror(errno));
+    close(fds[0]);
+    close(fds[1]);
+    return false;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    ts_cc_measure_child(fds[1], m, g, types, specs, nspecs);
+  }
+  close(fds[1]);
+  /* read the report until the child closes its end or the time is up */
+  ts_cc_measured r = {0};
+  char *msg = malloc(sizeof r + TS_CC_MEASURE_MSG_MAX + 1);
+  size_t got = 0;
+  bool timed_out = false;
+  double end = ts_cc_now() + limit;
+  while (msg && got < sizeof r + TS_CC_MEASURE_MSG_MAX) {
+    double wait = end - ts_cc_now();
+    if (wait <= 0) {
+      timed_out = true;
+      break;
+    }
+    struct pollfd p = {.fd = fds[0], .events = POLLIN};
+    int k = poll(&p, 1, wait > 1e6 ? 1000000000 : (int)(wait * 1000) + 1);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k < 0)
+      break;
+    if (k == 0)
+      continue; /* the loop's clock decides */
+    ssize_t n = read(fds[0], msg + got, sizeof r + TS_CC_MEASURE_MSG_MAX - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    got += (size_t)n;
+  }
+  close(fds[0]);
+  if (timed_out)
+    kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  bool ok = false;
+  const char *on = zeros ? "on the example inputs (zeros where --input gave a spec)" : "on the example inputs";
+  if (!msg) {
+    fprintf(stderr, "tsaot: error: out of memory\n");
+  } else if (timed_out) {
+    if (by_total)
+      fprintf(stderr, "tsaot: error: compilation passed its time limit of %g s in the measuring run (forward %s, "
+              "run once to size the arena; raise it with --time-limit)\n", ts_cc_time_limit, on);
+    else
+      fprintf(stderr, "tsaot: error: %s: forward did not finish %s in %g s: the measuring run (run once to size "
+              "the arena) was stopped (raise the limit with --measure-limit S); nothing written\n", path, on,
+              ts_cc_measure_limit);
+  } else if (got < sizeof r) {
+    if (WIFSIGNALED(status))
+      fprintf(stderr, "tsaot: error: %s: forward crashed %s in the measuring run (signal %d, %s); nothing written\n",
+              path, on, WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else
+      fprintf(stderr, "tsaot: error: %s: the measuring run ended without a result (exit status %d); nothing "
+              "written\n", path, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  } else {
+    memcpy(&r, msg, sizeof r);
+    size_t len = got - sizeof r < r.len ? got - sizeof r : r.len;
+    msg[sizeof r + len] = 0;
+    uint64_t phys = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+    if (!r.ok) {
+      ts_tool_diag_print("tsaot", len ? msg + sizeof r : NULL, "the model failed");
+      fprintf(stderr, "tsaot: error: %s: forward fails %s (tsaot runs it once to size the arena); nothing "
+              "written\n", path, on);
+    } else if (phys && r.peak > phys) {
+      fprintf(stderr, "tsaot: error: %s: forward allocates %.1f GiB at its peak %s, more than this machine's "
+              "%.1f GiB of memory; nothing written\n", path, (double)r.peak / 1073741824.0, on,
+              (double)phys / 1073741824.0);
+    } else {
+      /* headroom for what differs between the interpreter and compiled code */
+      *bytes = r.peak + r.peak / 4 + 64 * 1024;
+      *bytes = (*bytes + 63) & ~(uint64_t)63;
+      ok = true;
+    }
+  }
+  free(msg);
+  return ok;
 }
 
 /* The operators without a kernel that the optimized graphs still reach
@@ -296,7 +503,7 @@ static bool ts_cc_missing(ts_rt_model *m, const ts_graph *sg, const ts_graph *fg
   ts_pass_missing_collect(&s, sg, 0);
   ts_pass_missing_collect(&s, fg, 1);
   if (s.oom) {
-    fprintf(stderr, "tsaot: out of memory\n");
+    fprintf(stderr, "tsaot: error: out of memory\n");
     ts_pass_missing_free(&s);
     return false;
   }
@@ -316,6 +523,41 @@ static bool ts_cc_missing(ts_rt_model *m, const ts_graph *sg, const ts_graph *fg
   return !strict;
 }
 
+/* NAME_tsaot_info: what tsaot-dump --summary prints of a library: the
+ * compiler's version, the target, weight and arena bytes, the compiled
+ * graph's operators (unsupported ones by place, without source text). A
+ * constant string with its own symbol, read by name (dlsym) and never by
+ * the generated code; libraries only: a -c object for firmware carries
+ * nothing it does not run. False when out of memory. */
+static bool ts_cc_embed_info(ts_cg_module *mod, const char *name, const ts_cg_target_opts *t, const char *device,
+                             const char *gpu_arch, const char *fallback, const ts_cg_stats *st, uint64_t arena,
+                             const ts_graph *sg) {
+  ts_buf b = {0};
+  ts_buf_printf(&b, "tsaot: %s (LLVM %s)\n", ts_tool_version(), ts_tool_llvm_version());
+  ts_buf_printf(&b, "target: %s, cpu %s%s%s\n", LLVMGetTarget(mod->mod),
+                t->cpu ? t->cpu : t->triple || t->features ? "generic" : "x86-64-v2 (fused kernels also for x86-64-v3 and x86-64-v4)",
+                t->features ? ", features " : "", t->features ? t->features : "");
+  ts_buf_printf(&b, "device: %s%s%s\n", device, strcmp(device, "cuda") == 0 ? " " : "",
+                strcmp(device, "cuda") == 0 ? (gpu_arch ? gpu_arch : "sm_80") : "");
+  ts_buf_printf(&b, "fallback: %s\n", fallback);
+  ts_buf_printf(&b, "weights: %llu bytes\n", (unsigned long long)st->weight_bytes);
+  ts_buf_printf(&b, "arena: %llu bytes (%llu planned, %llu heap)\n", (unsigned long long)arena,
+                (unsigned long long)st->arena_plan_bytes, (unsigned long long)st->arena_heap_bytes);
+  /* places as file:line:col, without the model's source text */
+  bool ok = ts_tool_summary_ops(&b, sg, NULL, NULL) && !b.failed;
+  if (ok) {
+    char sym[256];
+    snprintf(sym, sizeof sym, "%s_tsaot_info", name);
+    LLVMValueRef str = LLVMConstStringInContext(mod->ctx, b.data, (unsigned)b.len, false);
+    LLVMValueRef g = LLVMAddGlobal(mod->mod, LLVMTypeOf(str), sym);
+    LLVMSetInitializer(g, str);
+    LLVMSetGlobalConstant(g, true);
+    LLVMSetLinkage(g, LLVMExternalLinkage);
+  }
+  ts_buf_free(&b);
+  return ok;
+}
+
 /* --device cuda: the fusion groups as PTX (codegen/nvptx.c), embedded in
  * the CPU module as NAME_cuda and written to emit_ptx. */
 static bool ts_cc_cuda(ts_cg_module *mod, ts_graph *g, const char *name, const char *arch, const char *emit_ptx,
@@ -324,8 +566,8 @@ static bool ts_cc_cuda(ts_cg_module *mod, ts_graph *g, const char *name, const c
   ts_cg_cuda_options co = {.arch = arch ? arch : "sm_80", .opt_level = opt};
   ts_cg_cuda_ptx p;
   if (!ts_cg_cuda_compile(g, &co, &p, d)) {
-    fprintf(stderr, "tsaot: %s: --device cuda: ", path);
-    fputs(d->text.data ? d->text.data : "PTX generation failed\n", stderr);
+    fprintf(stderr, "tsaot: error: %s: --device cuda: the PTX could not be made:\n", path);
+    ts_tool_diag_print("tsaot", d->text.data, "PTX generation failed");
     return false;
   }
   bool ok = (!emulate || ts_cg_cuda_emulate(mod, g, name, &p, d)) && ts_cg_cuda_embed(mod, name, co.arch, &p, d);
@@ -338,7 +580,7 @@ static bool ts_cc_cuda(ts_cg_module *mod, ts_graph *g, const char *name, const c
       ts_diag_error(d, "%s: cannot write the PTX: %s", emit_ptx, strerror(errno));
   }
   if (!ok)
-    fputs(d->text.data ? d->text.data : "tsaot: --device cuda failed\n", stderr);
+    ts_tool_diag_print("tsaot", d->text.data, "--device cuda failed");
   if (ok && verbose) {
     for (const char *s = p.notes.data; s && *s;) {
       const char *nl = strchr(s, '\n');
@@ -354,24 +596,31 @@ static bool ts_cc_cuda(ts_cg_module *mod, ts_graph *g, const char *name, const c
 }
 
 int main(int argc, char **argv) {
-  const char *path = NULL, *out = NULL, *name = "model", *emit_llvm = NULL, *log = NULL;
+  const char *path = NULL, *out = NULL, *name = NULL, *emit_llvm = NULL, *log = NULL;
   const char *device = "cpu", *gpu_arch = NULL, *emit_ptx = NULL;
   ts_cg_target_opts target = {.opt_level = 3};
-  bool object = false, no_fallback = false, verbose = false, emulate = false, strict = false;
+  bool object = false, no_fallback = false, verbose = false, emulate = false, strict = false, header = false;
+  char stem_name[64];
   const char **specs = calloc((size_t)argc + 1, sizeof *specs);
   uint32_t nspecs = 0;
   if (!specs) {
-    fprintf(stderr, "tsaot: out of memory\n");
+    fprintf(stderr, "tsaot: error: out of memory\n");
     return 1;
   }
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    if (!strcmp(a, "--version")) {
+      ts_tool_print_version("tsaot");
+      free(specs);
+      return 0;
+    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       ts_cc_usage(stdout);
       free(specs);
       return 0;
     } else if (!strcmp(a, "-c")) {
       object = true;
+    } else if (!strcmp(a, "--header")) {
+      header = true;
     } else if (!strcmp(a, "--no-fallback")) {
       no_fallback = true;
     } else if (!strcmp(a, "--strict")) {
@@ -382,11 +631,12 @@ int main(int argc, char **argv) {
       verbose = true;
     } else if (!strcmp(a, "--print-after-all")) {
       log = "all";
-    } else if (!strcmp(a, "--time-limit") || !strcmp(a, "--memory-limit")) {
-      bool time = !strcmp(a, "--time-limit");
+    } else if (!strcmp(a, "--time-limit") || !strcmp(a, "--memory-limit") || !strcmp(a, "--measure-limit")) {
+      bool mem = !strcmp(a, "--memory-limit");
+      double *to = mem ? &ts_cc_memory_limit : !strcmp(a, "--time-limit") ? &ts_cc_time_limit : &ts_cc_measure_limit;
       if (++i == argc)
         fprintf(stderr, "tsaot: error: %s needs a value\n", a);
-      if (i == argc || !ts_cc_limit(a, argv[i], time ? 1e9 : 1 << 30, time ? &ts_cc_time_limit : &ts_cc_memory_limit)) {
+      if (i == argc || !ts_cc_limit(a, argv[i], mem ? 1 << 30 : 1e9, to)) {
         free(specs);
         return 2;
       }
@@ -446,6 +696,8 @@ int main(int argc, char **argv) {
     free(specs);
     return 2;
   }
+  if (!name)
+    name = ts_cc_stem_name(out, stem_name, sizeof stem_name);
   if (!ts_cc_is_ident(name)) {
     fprintf(stderr, "tsaot: error: --name '%s' is not a C identifier\n", name);
     free(specs);
@@ -495,12 +747,13 @@ int main(int argc, char **argv) {
   if (!(archive = ts_tool_read_file("tsaot", path, (size_t)1 << 34, &archive_len)))
     goto done;
   if (!(m = ts_rt_model_load_buffer(archive, archive_len, path, &d))) {
-    ts_cc_report(&d, "tsaot: cannot load the model\n");
+    if (!ts_tool_explain_not_torchscript("tsaot", path))
+      ts_cc_report(&d, "cannot load the model");
     goto done;
   }
   ts_graph *g = ts_rt_model_graph(m, "forward", &d);
   if (!g) {
-    ts_cc_report(&d, "tsaot: cannot compile forward\n");
+    ts_cc_report(&d, "cannot compile forward");
     goto done;
   }
   uint32_t nparams = ts_block_ninputs(g->block) - 1;
@@ -511,14 +764,14 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (nargs > nparams) {
-    fprintf(stderr, "tsaot: %s: forward takes %u argument%s after self, %u specs given\n", path, nparams,
+    fprintf(stderr, "tsaot: error: %s: forward takes %u argument%s after self, %u specs given\n", path, nparams,
             nparams == 1 ? "" : "s", nargs);
     goto done;
   }
   ts_iv root = ts_rt_model_root(m);
   /* the specialised graph */
   if (!(sg = ts_graph_copy(g))) {
-    fprintf(stderr, "tsaot: out of memory\n");
+    fprintf(stderr, "tsaot: error: out of memory\n");
     goto done;
   }
   if (nargs && nargs < nparams && !ts_cc_bind_defaults(m, sg, 1 + nargs, path))
@@ -532,7 +785,7 @@ int main(int argc, char **argv) {
   arg_forms = calloc(ncall + 1, sizeof *arg_forms);
   leaves = calloc(nspecs + 1, sizeof *leaves);
   if (!arg_types || !arg_names || !arg_forms || !leaves) {
-    fprintf(stderr, "tsaot: out of memory\n");
+    fprintf(stderr, "tsaot: error: out of memory\n");
     goto done;
   }
   bool structured = false;
@@ -546,17 +799,17 @@ int main(int argc, char **argv) {
     ts_buf bad = {0};
     if (!ts_tool_args_check(args, nargs, arg_types, arg_names, ts_graph_arena(sg), arg_forms, leaves, &nleaves,
                             &bad)) {
-      fprintf(stderr, "tsaot: %s: %s\n", path, bad.data ? bad.data : "out of memory");
+      fprintf(stderr, "tsaot: error: %s: %s\n", path, bad.data ? bad.data : "out of memory");
       ts_buf_free(&bad);
       goto done;
     }
     if (structured && !ts_pass_spec_leaves(sg, 1, arg_forms, nargs, &d)) {
-      fputs(d.text.data ? d.text.data : "tsaot: cannot specialise the arguments\n", stderr);
+      ts_tool_diag_print("tsaot", d.text.data, "cannot specialise the arguments");
       goto done;
     }
   }
   if (nleaves && !(types = ts_tool_input_types(sg, leaves, nleaves, &d))) {
-    fputs(d.text.data ? d.text.data : "tsaot: bad input spec\n", stderr);
+    ts_tool_diag_print("tsaot", d.text.data, "bad input spec");
     goto done;
   }
   ts_pass_env env = {.d = &d,
@@ -569,7 +822,7 @@ int main(int argc, char **argv) {
   if (verbose)
     fprintf(stderr, "tsaot: %s: optimizing forward (%u nodes)\n", path, ts_pass_count_nodes(g));
   if (!ts_pass_run_list(sg, "default", &env)) {
-    ts_cc_report(&d, "tsaot: a pass failed\n");
+    ts_cc_report(&d, "a pass failed");
     goto done;
   }
   /* the unspecialised graph, for inputs off the specialisation */
@@ -577,14 +830,19 @@ int main(int argc, char **argv) {
     ts_pass_env fenv = {.d = &d, .module = &root, .deadline = env.deadline, .time_limit = ts_cc_time_limit};
     if (!(fg = ts_graph_copy(g)) || (nargs < nparams && !ts_cc_bind_defaults(m, fg, 1 + nargs, path)) ||
         !ts_pass_run_list(fg, "default", &fenv)) {
-      ts_cc_report(&d, "tsaot: a pass failed on the unspecialised graph\n");
+      ts_cc_report(&d, "a pass failed on the unspecialised graph");
       goto done;
     }
   }
   if (!ts_cc_missing(m, sg, fg, strict, path))
     goto done;
   double t_passes = ts_cc_now() - t0;
-  uint64_t heap = nargs ? ts_cc_measure_heap(m, sg, types, leaves, nleaves, verbose) : 0;
+  uint64_t heap = 0;
+  bool zeros = false;
+  for (uint32_t k = 0; k < nleaves; k++)
+    zeros = zeros || (strncmp(leaves[k], "str:", 4) != 0 && !ts_cc_ends_with(leaves[k], ".npy"));
+  if (nargs && !ts_cc_measure_heap(m, sg, types, leaves, nleaves, zeros, env.deadline, path, verbose, &heap))
+    goto done;
   double t_measure = ts_cc_now() - t0 - t_passes;
 
   ts_cg_options o = {.name = name, .target = target, .no_fallback = no_fallback, .shared = !object,
@@ -593,7 +851,7 @@ int main(int argc, char **argv) {
                      .arg_names = arg_names, .arg_types = arg_types,
                      .arg_forms = nargs && structured ? arg_forms : NULL};
   if (!ts_cg_module_init(&mod, name, &target, &d)) {
-    fputs(d.text.data ? d.text.data : "tsaot: cannot set up LLVM\n", stderr);
+    ts_tool_diag_print("tsaot", d.text.data, "cannot set up LLVM");
     goto done;
   }
   have_mod = true;
@@ -601,20 +859,28 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tsaot: generating code (%u nodes, %u fusion groups)\n", ts_pass_count_nodes(sg),
             ts_pass_count_kind(sg, TS_K_prim_FusionGroup));
   if (!ts_cg_model_build(&mod, sg, fg, &o, heap, &stats, &d)) {
-    fprintf(stderr, "tsaot: %s: ", path);
-    ts_cc_report(&d, "code generation failed\n");
+    fprintf(stderr, "tsaot: error: %s: code generation failed:\n", path);
+    ts_cc_report(&d, "code generation failed");
     goto done;
   }
   if (cuda && !ts_cc_cuda(&mod, sg, name, gpu_arch, emit_ptx, emulate, target.opt_level, verbose, path, &d))
     goto done;
+  uint64_t arena = ((stats.arena_plan_bytes + 63) & ~(uint64_t)63) + stats.arena_heap_bytes;
+  const char *fallback = !nargs ? "none needed (shape-generic code, compiled without examples)"
+                         : fg   ? "the unspecialised graph, in the embedded interpreter"
+                                : "none (--no-fallback: other inputs are an error)";
+  if (!object && !ts_cc_embed_info(&mod, name, &target, device, gpu_arch, fallback, &stats, arena, sg)) {
+    fprintf(stderr, "tsaot: error: out of memory\n");
+    goto done;
+  }
   double t1 = ts_cc_now();
   if (!ts_cg_module_optimize(&mod, &d)) {
-    fputs(d.text.data ? d.text.data : "tsaot: LLVM's optimizer failed\n", stderr);
+    ts_tool_diag_print("tsaot", d.text.data, "LLVM's optimizer failed");
     goto done;
   }
   stats.t_llvm_opt = ts_cc_now() - t1;
   if (emit_llvm && !ts_cg_emit_llvm(&mod, emit_llvm, &d)) {
-    fputs(d.text.data, stderr);
+    ts_tool_diag_print("tsaot", d.text.data, "out of memory");
     goto done;
   }
   t1 = ts_cc_now();
@@ -622,7 +888,7 @@ int main(int argc, char **argv) {
   if (!object) {
     int fd = mkstemps(tmpobj, 2);
     if (fd < 0) {
-      fprintf(stderr, "tsaot: cannot make a temporary file: %s\n", strerror(errno));
+      fprintf(stderr, "tsaot: error: cannot make a temporary file: %s\n", strerror(errno));
       goto done;
     }
     close(fd);
@@ -630,30 +896,11 @@ int main(int argc, char **argv) {
     objpath = tmpobj;
   }
   if (!ts_cg_emit_object(&mod, objpath, &d)) {
-    fputs(d.text.data, stderr);
+    ts_tool_diag_print("tsaot", d.text.data, "out of memory");
     goto done;
   }
   stats.t_emit = ts_cc_now() - t1;
-  uint64_t arena = ((stats.arena_plan_bytes + 63) & ~(uint64_t)63) + stats.arena_heap_bytes;
-  if (object) {
-    /* OUT.o -> OUT.h */
-    size_t n = strlen(out);
-    const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
-    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - out) : n;
-    char *hdr = malloc(stem + 3);
-    if (!hdr) {
-      fprintf(stderr, "tsaot: out of memory\n");
-      goto done;
-    }
-    memcpy(hdr, out, stem);
-    memcpy(hdr + stem, ".h", 3);
-    bool ok = ts_cg_write_header(hdr, name, arena, &stats, &d);
-    free(hdr);
-    if (!ok) {
-      fputs(d.text.data, stderr);
-      goto done;
-    }
-  } else {
+  if (!object) {
     t1 = ts_cc_now();
     char rt[] = TSAOT_RT_LIBS, sys[] = TSAOT_SYS_LIBS;
     const char *rtv[16], *sysv[16];
@@ -663,10 +910,32 @@ int main(int argc, char **argv) {
     bool ok = ts_cg_link_shared(objpath, out, rtv, nrt, sysv, nsys, TSAOT_LINK_FLAGS, &d);
     free(rt_copy);
     if (!ok) {
-      fputs(d.text.data, stderr);
+      ts_tool_diag_print("tsaot", d.text.data, "out of memory");
       goto done;
     }
     stats.t_link = ts_cc_now() - t1;
+  }
+  if (object || header) {
+    /* OUT.o -> OUT.h (OUT.so -> OUT.h with --header); without it, what
+     * was written goes too */
+    size_t n = strlen(out);
+    const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - out) : n;
+    char *hdr = malloc(stem + 3);
+    bool ok = hdr != NULL;
+    if (hdr) {
+      memcpy(hdr, out, stem);
+      memcpy(hdr + stem, ".h", 3);
+      ok = ts_cg_write_header(hdr, name, arena, &stats, &d);
+      if (!ok)
+        unlink(hdr);
+    }
+    free(hdr);
+    if (!ok) {
+      ts_tool_diag_print("tsaot", d.text.data, "out of memory");
+      unlink(out);
+      goto done;
+    }
   }
   if (verbose) {
     for (const char *s = stats.notes.data; s && *s;) {
