@@ -241,17 +241,20 @@ static bool ts_en_weights_add(ts_en *e, ts_en_weights *w, ts_node **nodes, uint3
                                          .dtype = t->dtype,
                                          .rank = t->rank,
                                          .sizes = t->sizes,
-                                         .strides = t->strides};
+                                         .strides = t->strides,
+                                         .flags = nodes[i]->flags & TS_NODE_NEVER_WRITTEN
+                                                      ? TS_RT_AOT_TCONST_NEVER_WRITTEN
+                                                      : 0};
   }
   return true;
 }
 
 /* The tconst table as a global: { i64 offset, i64 nbytes, i32 dtype, i32
- * rank, ptr sizes, ptr strides } per entry. */
+ * rank, ptr sizes, ptr strides, i32 flags } per entry. */
 static LLVMValueRef ts_en_tconst_table(ts_en *e, const ts_en_weights *w) {
   ts_cg_module *m = e->m;
-  LLVMTypeRef el[6] = {m->t_i64, m->t_i64, m->t_i32, m->t_i32, m->t_ptr, m->t_ptr};
-  LLVMTypeRef ty = LLVMStructTypeInContext(m->ctx, el, 6, 0);
+  LLVMTypeRef el[7] = {m->t_i64, m->t_i64, m->t_i32, m->t_i32, m->t_ptr, m->t_ptr, m->t_i32};
+  LLVMTypeRef ty = LLVMStructTypeInContext(m->ctx, el, 7, 0);
   LLVMValueRef *rows = malloc((w->ntc ? w->ntc : 1) * sizeof *rows);
   if (!rows)
     return NULL;
@@ -266,9 +269,10 @@ static LLVMValueRef ts_en_tconst_table(ts_en *e, const ts_en_weights *w) {
       free(rows);
       return NULL;
     }
-    LLVMValueRef f[6] = {ts_en_i64(e, (int64_t)t->offset), ts_en_i64(e, (int64_t)t->nbytes),
-                         ts_en_i32(e, (uint32_t)t->dtype), ts_en_i32(e, (uint32_t)t->rank), sz, sd};
-    rows[i] = LLVMConstNamedStruct(ty, f, 6);
+    LLVMValueRef f[7] = {ts_en_i64(e, (int64_t)t->offset), ts_en_i64(e, (int64_t)t->nbytes),
+                         ts_en_i32(e, (uint32_t)t->dtype), ts_en_i32(e, (uint32_t)t->rank), sz, sd,
+                         ts_en_i32(e, t->flags)};
+    rows[i] = LLVMConstNamedStruct(ty, f, 7);
   }
   LLVMValueRef init = LLVMConstArray(ty, rows, w->ntc);
   free(rows);
@@ -1188,6 +1192,10 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
   if (fb0 && !(e.fb = ts_en_reparse(&e, fb0, "fallback graph", &ftext)))
     goto out;
   ts_graph *g = e.g;
+  /* which constants runs may write: decided here, on the graphs as init
+   * reads them back, so that the runtime need not analyse them */
+  if (!ts_pass_mark_never_written(g, d) || (e.fb && !ts_pass_mark_never_written(e.fb, d)))
+    goto out;
 
   /* weights: the graph's tensor constants, then the fallback's */
   uint32_t nt = ts_rt_aot_tensor_consts(g, NULL), nf = e.fb ? ts_rt_aot_tensor_consts(e.fb, NULL) : 0;

@@ -193,10 +193,6 @@ bool ts_pass_run_list(ts_graph *g, const char *names, const ts_pass_env *env);
  * first bad name is at *bad, *badlen bytes long. For usage errors before
  * anything runs. */
 bool ts_pass_list_check(const char *names, bool log_list, const char **bad, size_t *badlen);
-/* Nodes in the graph, nested blocks and fusion subgraphs included, for
- * logs and statistics. */
-uint32_t ts_pass_count_nodes(const ts_graph *g);
-uint32_t ts_pass_count_kind(const ts_graph *g, ts_kind k);
 
 /* What the passes leave of the operators tsaot has no kernel for: the
  * nodes nothing runs (ts_rt_interp_no_kernel: PyTorch's ops the op table
@@ -250,6 +246,12 @@ bool ts_alias_node_writes_to(const ts_alias_db *db, const ts_node *n, const ts_v
 bool ts_alias_has_writers(const ts_alias_db *db, const ts_value *v);
 /* Whether n writes to anything, or may (wildcard). */
 bool ts_alias_node_has_writes(const ts_alias_db *db, const ts_node *n);
+/* Sets TS_NODE_NEVER_WRITTEN on g's tensor constants that no node writes
+ * (through any alias; those of fusion subgraphs always) and clears it on the
+ * others: what the runtime reads instead of analysing the graph (writable
+ * copies of compiled models' weights, kernels' packed weights). Run it on
+ * the graph as it will run; false (reason in d) when the analysis fails. */
+bool ts_pass_mark_never_written(ts_graph *g, ts_diag *d);
 /* Whether v may point to memory the caller sees (graph inputs and outputs,
  * the wildcard set). */
 bool ts_alias_escapes(const ts_alias_db *db, const ts_value *v);

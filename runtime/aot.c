@@ -37,7 +37,6 @@
 #include "gpu.h"
 #include "model.h"
 
-#include "passes.h"
 #include "tsaot.h"
 
 #include <pthread.h>
@@ -562,33 +561,26 @@ static uint8_t *ts_aot_wcopy_of(ts_rt_aot_model *m, uint64_t offset, uint64_t nb
   return mem;
 }
 
-/* Constants of g (nodes[i] with tcs[i]) that the graph may write get a
- * writable copy of their bytes (constants of fusion subgraphs are read by
- * pointwise ops only). */
-static bool ts_aot_writable(ts_rt_aot_model *m, ts_graph *g, ts_node **nodes, const ts_rt_aot_tconst *tcs,
-                            uint32_t n) {
-  ts_diag d = {0};
-  ts_alias_db *db = ts_alias_db_new(g, &d);
-  ts_diag_free(&d);
-  if (!db) {
-    ts_aot_seterr(m->err, "alias analysis of the graph failed");
-    return false;
-  }
-  bool ok = true;
-  for (uint32_t i = 0; i < n && ok; i++) {
-    if (nodes[i]->graph != g || !ts_alias_has_writers(db, nodes[i]->outputs[0]))
-      continue;
+/* Constants of g (nodes[i] with tcs[i]) that the compiler did not find
+ * never written get a writable copy of their bytes; the others are marked
+ * for the kernels (TS_NODE_NEVER_WRITTEN: packed weights may be kept). */
+static bool ts_aot_writable(ts_rt_aot_model *m, ts_node **nodes, const ts_rt_aot_tconst *tcs, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
     const ts_rt_aot_tconst *tc = &tcs[i];
+    if (tc->flags & TS_RT_AOT_TCONST_NEVER_WRITTEN) {
+      nodes[i]->flags |= TS_NODE_NEVER_WRITTEN;
+      continue;
+    }
+    nodes[i]->flags &= ~(uint32_t)TS_NODE_NEVER_WRITTEN;
     uint8_t *mem = ts_aot_wcopy_of(m, tc->offset, tc->nbytes);
     ts_tconst t = {.dtype = (int8_t)tc->dtype, .rank = tc->rank, .sizes = tc->sizes, .strides = tc->strides,
                    .data = mem};
     if (!mem || !ts_node_set_t(nodes[i], "value", &t)) {
       ts_aot_seterr(m->err, "out of memory");
-      ok = false;
+      return false;
     }
   }
-  ts_alias_db_free(db);
-  return ok;
+  return true;
 }
 
 /* Points g's tensor constants at the weights: tconsts[0, n) in
@@ -632,7 +624,7 @@ static bool ts_aot_attach(ts_rt_aot_model *m, ts_graph *g, const ts_rt_aot_tcons
     }
   }
   if (ok)
-    ok = ts_aot_writable(m, g, nodes, tcs, n);
+    ok = ts_aot_writable(m, nodes, tcs, n);
   ts_rt_free(nodes);
   return ok;
 }

@@ -47,7 +47,15 @@ typedef struct ts_rt_aot_tconst {
   int32_t rank;
   const int64_t *sizes;
   const int64_t *strides;
+  uint32_t flags;  /* TS_RT_AOT_TCONST_* */
 } ts_rt_aot_tconst;
+
+/* ts_rt_aot_tconst.flags, decided by the compiler (the runtime analyses no
+ * graph). Without NEVER_WRITTEN the constant gets a writable copy of its
+ * bytes at init. */
+enum {
+  TS_RT_AOT_TCONST_NEVER_WRITTEN = 1u << 0, /* no node writes it (ts_pass_mark_never_written) */
+};
 
 /* One input slot or output of the specialisation: include/tsaot.h's
  * tsaot_spec kinds (TSAOT_SPEC_TENSOR ..., | TSAOT_SPEC_OPTIONAL), and for

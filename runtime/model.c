@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lookup.h"
+#include "passes.h"
 
 /* Nesting of the pickled tree the loader follows. */
 enum { TS_RM_MAX_DEPTH = 1000 };
@@ -548,7 +549,9 @@ ts_graph *ts_rt_model_graph(ts_rt_model *m, const char *method, ts_diag *d) {
     if (strcmp(m->methods[i].name, method) == 0)
       return m->methods[i].g;
   ts_graph *g = ts_fe_model_method_inlined(m->fe, method, d);
-  if (!g)
+  /* the constants that kernels may keep packed copies of (the runtime
+   * analyses no graph itself) */
+  if (!g || !ts_pass_mark_never_written(g, d))
     return NULL;
   size_t len = strlen(method);
   char *name = malloc(len + 1);

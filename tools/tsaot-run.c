@@ -486,7 +486,7 @@ int main(int argc, char **argv) {
   if (passes) {
     /* the optimized copy; the model's own graph stays for the argument
      * checks above and the defaults */
-    uint32_t before = ts_pass_count_nodes(g);
+    uint32_t before = ts_graph_count_nodes(g);
     const ts_type **types = NULL;
     og = ts_graph_copy(g);
     if (!og) {
@@ -519,7 +519,7 @@ int main(int argc, char **argv) {
     }
     if (stats)
       fprintf(stderr, "tsaot-run: %s: %u nodes before the passes, %u after (%u prim::FusionGroup)\n", path,
-              before, ts_pass_count_nodes(og), ts_pass_count_kind(og, TS_K_prim_FusionGroup));
+              before, ts_graph_count_nodes(og), ts_graph_count_kind(og, TS_K_prim_FusionGroup));
   }
   if (strict && !ts_run_strict(m, og ? og : g, path, method))
     goto out;

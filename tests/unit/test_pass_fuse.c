@@ -101,7 +101,7 @@ static void check_fused(const char *name, const char *text, uint32_t groups) {
     fprintf(stderr, "%s: %s", name, d.text.data ? d.text.data : "\n");
     goto out;
   }
-  if (!TS_CHECK_INTEQ(ts_pass_count_kind(f, TS_K_prim_FusionGroup), groups)) {
+  if (!TS_CHECK_INTEQ(ts_graph_count_kind(f, TS_K_prim_FusionGroup), groups)) {
     ts_buf b = {0};
     ts_graph_print(&b, f);
     fprintf(stderr, "%s:\n%s", name, b.data ? b.data : "");
