@@ -342,12 +342,12 @@ typedef struct ts_pass_form {
 } ts_pass_form;
 /* Specialises g's inputs first.. to their forms (forms[k]: input first +
  * k; every input from first on has one): each input is replaced by the
- * leaves of its form, new inputs at the end in slot order (runtime/io.c's
+ * leaves of its form, new inputs at the end in slot order (runtime/hosted/io.c's
  * ts_rt_io_leaves), typed as their declared types without Optional; a None
  * becomes a None constant, a tuple or list is built from its elements at
  * the top of the graph (prim::TupleConstruct, prim::ListConstruct). An
  * argument that is one leaf keeps its name. The graph then takes what a
- * run of the specialisation gives it (runtime/aot.h, desc->leaves). False
+ * run of the specialisation gives it (runtime/hosted/aot.h, desc->leaves). False
  * with the reason in d: a form that does not fit its input's type (None
  * for a type that is not Optional, ...), out of memory. */
 bool ts_pass_spec_leaves(ts_graph *g, uint32_t first, const ts_pass_form *const *forms, uint32_t nforms, ts_diag *d);

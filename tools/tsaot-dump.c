@@ -10,7 +10,7 @@
  * Exit status: 0 success, 1 the model cannot be loaded or compiled, 2 usage
  * error. */
 #include "frontend.h"
-#include "model.h"
+#include "loader.h"
 #include "passes.h"
 
 #include <stdio.h>

@@ -25,7 +25,7 @@
  */
 #include "aot.h"
 #include "codegen.h"
-#include "model.h"
+#include "loader.h"
 #include "npy.h"
 #include "passes.h"
 #include "runtime.h"

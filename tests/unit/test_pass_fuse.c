@@ -1,5 +1,5 @@
 /* tests/unit/test_pass_fuse.c: passes/fuse.c and prim::FusionGroup in the
- * interpreter (runtime/interp.c).
+ * interpreter (runtime/hosted/interp.c).
  *
  * Each graph below is run twice in the interpreter on the same inputs: as
  * read, and after ts_pass_fuse. A group runs the kernels of the ops it holds

@@ -1,4 +1,4 @@
-/* runtime/aot.c: the run-time half of compiled models (runtime/aot.h,
+/* runtime/hosted/aot.c: the run-time half of compiled models (hosted/aot.h,
  * include/tsaot.h).
  *
  * Init parses the embedded graph texts, points their tensor constants at
@@ -9,7 +9,7 @@
  * the graph itself when there is no entry function) is built then too, so
  * that a run builds nothing. A run reads the caller's DLTensors back into
  * forward's arguments by their declared types (include/tsaot.h's slots,
- * runtime/io.c's ts_rt_io_args; the types come from the signature the
+ * runtime/hosted/io.c's ts_rt_io_args; the types come from the signature the
  * descriptor embeds), checks them against the specialisation (the guard:
  * the input specs walked with the values, ts_aot_match), and runs the entry
  * function (on the arguments' leaves when the graph was specialised to
@@ -35,7 +35,6 @@
  */
 #include "aot.h"
 #include "gpu.h"
-#include "model.h"
 
 #include "tsaot.h"
 
@@ -89,7 +88,7 @@ struct ts_rt_aot_model {
   ts_aot_node *nodes;
   uint32_t nnodes;
   ts_rt_interp *ip;
-  ts_rt_model *model; /* desc->archive loaded: the module object and its methods */
+  void *model; /* desc->archive loaded (desc->module_ops): the module object and its methods */
   ts_rt_ctx ctx;      /* init's errors; owns the worker pool that runs borrow */
   /* every constant the code and the interpreter hold, marked
    * TS_RT_RC_SHARED, with a reference of the model's: unmarked and
@@ -701,7 +700,7 @@ static bool ts_aot_bind(ts_rt_aot_model *m, ts_aot_node *an, const ts_node *n) {
 
 /* Whether a node of b (its blocks and subgraphs included) works on objects
  * or calls: the interpreter's instructions for those keep caches that runs
- * write (runtime/interp.c), so such a model's runs take turns. */
+ * write (runtime/hosted/interp.c), so such a model's runs take turns. */
 static bool ts_aot_has_object_ops(const ts_block *b) {
   for (const ts_node *n = ts_block_first(b); n != b->ret; n = n->next) {
     if (ts_aot_is_object_op(n))
@@ -742,7 +741,8 @@ static void ts_aot_teardown(ts_rt_aot_model *m) {
   }
   ts_rt_interp_free(m->ip);
   m->ip = NULL;
-  ts_rt_model_free(m->model);
+  if (m->model)
+    m->desc->module_ops->free(m->model);
   m->model = NULL;
   for (uint32_t i = 0; i < m->nshared; i++)
     ts_iv_release(m->shared[i]);
@@ -911,7 +911,11 @@ static bool ts_aot_load(ts_rt_aot_model *m) {
     /* the graphs read the module: its own interpreter runs them */
     ts_diag md = {0};
     md.max_errors = 1;
-    m->model = ts_rt_model_load_buffer(desc->archive, desc->archive_len, desc->name, &md);
+    if (!desc->module_ops) {
+      ts_aot_seterr(m->err, "the model embeds its module but names no loader (module_ops)");
+      return false;
+    }
+    m->model = desc->module_ops->load(desc->archive, (size_t)desc->archive_len, desc->name, &md);
     if (!m->model) {
       ts_aot_seterr(m->err, "cannot load the embedded module: %s", md.text.data ? md.text.data : "?");
       ts_diag_free(&md);
@@ -1643,8 +1647,8 @@ static int ts_aot_exec(ts_rt_aot_state *st, const DLTensor *inputs, int ninputs)
   if (!ok) {
   } else if (m->model && (match || m->fallback)) {
     st->bailout = !match;
-    ok = ts_rt_model_run_graph(m->model, c, "forward", match ? m->graph : m->fallback, args + 1, nargs - 1, st->rets,
-                               NULL);
+    ok = desc->module_ops->run_graph(m->model, c, "forward", match ? m->graph : m->fallback, args + 1, nargs - 1,
+                                     st->rets, NULL);
   } else if (match && desc->entry) {
     ok = desc->entry(st, c, args, st->rets);
   } else if (match) {
