@@ -156,27 +156,63 @@ typedef struct ts_aot_last {
   char err[TS_AOT_ERR_CAP];
 } ts_aot_last;
 
-static _Thread_local ts_aot_last ts_aot_lasts[TS_AOT_LAST_MODELS];
-static _Thread_local unsigned ts_aot_last_next;
+/* A thread's records are on the heap, found through a thread-local pointer
+ * (an array of them in TLS, 4 KiB, would be in every thread of every
+ * program that links the runtime) and freed at the thread's exit by a
+ * key's destructor. */
+typedef struct ts_aot_lasts {
+  ts_aot_last v[TS_AOT_LAST_MODELS];
+  unsigned next;
+} ts_aot_lasts;
+
+static _Thread_local ts_aot_lasts *ts_aot_mine;
+static pthread_key_t ts_aot_lasts_key;
+static pthread_once_t ts_aot_lasts_once = PTHREAD_ONCE_INIT;
+static bool ts_aot_lasts_key_ok;
+
+static void ts_aot_lasts_make_key(void) { ts_aot_lasts_key_ok = pthread_key_create(&ts_aot_lasts_key, free) == 0; }
+
+/* The calling thread's records; with make, made on first use (the C
+ * library's: they outlive runs' heaps). NULL when there are none. */
+static ts_aot_lasts *ts_aot_lasts_of_thread(bool make) {
+  if (ts_aot_mine || !make)
+    return ts_aot_mine;
+  pthread_once(&ts_aot_lasts_once, ts_aot_lasts_make_key);
+  ts_aot_lasts *l = calloc(1, sizeof *l);
+  if (l && ts_aot_lasts_key_ok && pthread_setspecific(ts_aot_lasts_key, l) != 0) {
+    free(l);
+    l = NULL;
+  }
+  ts_aot_mine = l;
+  return l;
+}
 
 /* The calling thread's record of desc; with make, a new one (cleared)
- * replaces the oldest when there is none. */
+ * replaces the oldest when there is none. NULL: none (or out of memory). */
 static ts_aot_last *ts_aot_last_of(const ts_rt_aot_desc *desc, bool make) {
+  ts_aot_lasts *t = ts_aot_lasts_of_thread(make);
+  if (!t)
+    return NULL;
   for (unsigned i = 0; i < TS_AOT_LAST_MODELS; i++)
-    if (ts_aot_lasts[i].desc == desc)
-      return &ts_aot_lasts[i];
+    if (t->v[i].desc == desc)
+      return &t->v[i];
   if (!make)
     return NULL;
-  ts_aot_last *l = &ts_aot_lasts[ts_aot_last_next++ % TS_AOT_LAST_MODELS];
+  ts_aot_last *l = &t->v[t->next++ % TS_AOT_LAST_MODELS];
   l->desc = desc;
   l->bailout = 0;
   l->err[0] = 0;
   return l;
 }
 
-/* A new call of desc from this thread: its record, cleared. */
-static ts_aot_last *ts_aot_last_begin(const ts_rt_aot_desc *desc) {
+/* A new call of desc from this thread: its record, cleared; `spare` (the
+ * caller's) when the thread's records cannot be made: the call still
+ * works, last_error then has nothing to say. */
+static ts_aot_last *ts_aot_last_begin(const ts_rt_aot_desc *desc, ts_aot_last *spare) {
   ts_aot_last *l = ts_aot_last_of(desc, true);
+  if (!l)
+    l = spare;
+  l->desc = desc;
   l->bailout = 0;
   l->err[0] = 0;
   return l;
@@ -1009,7 +1045,10 @@ static int ts_aot_init(ts_rt_aot_desc *desc, ts_aot_last *last) {
   return rc;
 }
 
-int ts_rt_aot_init(ts_rt_aot_desc *desc) { return ts_aot_init(desc, ts_aot_last_begin(desc)); }
+int ts_rt_aot_init(ts_rt_aot_desc *desc) {
+  ts_aot_last spare;
+  return ts_aot_init(desc, ts_aot_last_begin(desc, &spare));
+}
 
 void ts_rt_aot_release(ts_rt_aot_desc *desc) {
   pthread_mutex_lock(&ts_aot_init_mu);
@@ -1101,7 +1140,7 @@ static void ts_aot_gpu_off(ts_rt_aot_model *m) {
 }
 
 int ts_rt_aot_set_device(ts_rt_aot_desc *desc, const void *image, const char *device) {
-  ts_aot_last *last = ts_aot_last_begin(desc);
+  ts_aot_last spare, *last = ts_aot_last_begin(desc, &spare);
   int rc = ts_aot_init(desc, last);
   if (rc != TSAOT_OK)
     return rc;
@@ -1778,7 +1817,7 @@ static int ts_aot_run_on(ts_rt_aot_state *st, const DLTensor *inputs, int ninput
 
 int ts_rt_aot_run(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLManagedTensor **outputs,
                   int max_outputs, int *noutputs) {
-  ts_aot_last *last = ts_aot_last_begin(desc);
+  ts_aot_last spare, *last = ts_aot_last_begin(desc, &spare);
   if (noutputs)
     *noutputs = 0;
   if (!outputs || !noutputs || max_outputs < 0) {
@@ -1885,7 +1924,7 @@ static int ts_aot_run_static_on(ts_rt_aot_state *st, const DLTensor *inputs, int
 
 int ts_rt_aot_run_static(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLTensor *outputs,
                          int noutputs, void *arena, size_t arena_size) {
-  ts_aot_last *last = ts_aot_last_begin(desc);
+  ts_aot_last spare, *last = ts_aot_last_begin(desc, &spare);
   int rc = ts_aot_init(desc, last);
   if (rc != TSAOT_OK)
     return rc;

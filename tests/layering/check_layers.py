@@ -6,6 +6,8 @@ of this folder).
                                           layers' sources against LAYERS
   check_layers.py symbols NAME=LIB.a ...  each library's defined and
                                           undefined symbols against SYMBOLS
+  check_layers.py tls MAX PROGRAM ...     each program's thread-local
+                                          segment at most MAX bytes (readelf)
 
 The compile-time enforcement is CMake's (each library sees only the include
 directories of what it links; the layering.upward.* tests try an upward
@@ -115,13 +117,36 @@ def check_symbols(pairs):
     return bad
 
 
+def check_tls(limit, progs):
+    bad = 0
+    for prog in progs:
+        try:
+            out = subprocess.run(["readelf", "-lW", prog], capture_output=True, text=True, check=True).stdout
+        except (OSError, subprocess.CalledProcessError) as e:
+            print(f"check_layers.py: readelf {prog}: {e}")
+            return -1
+        size = 0
+        for line in out.splitlines():
+            f = line.split()
+            if f and f[0] == "TLS":
+                size = int(f[5], 16)  # MemSiz
+        print(f"{prog}: TLS segment {size} bytes")
+        if size > limit:
+            print(f"{prog}: error: a TLS segment of {size} bytes, over {limit}: every thread of the program pays it "
+                  "(a large _Thread_local array?)")
+            bad += 1
+    return bad
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] == "includes":
         bad = check_includes(argv[2])
     elif len(argv) >= 3 and argv[1] == "symbols":
         bad = check_symbols(argv[2:])
+    elif len(argv) >= 4 and argv[1] == "tls" and argv[2].isdigit():
+        bad = check_tls(int(argv[2]), argv[3:])
     else:
-        print(__doc__.strip().splitlines()[2].strip() + "\n" + __doc__.strip().splitlines()[3].strip())
+        print("\n".join(__doc__.strip().splitlines()[2:9]))
         return 2
     if bad < 0:
         return 2

@@ -8,6 +8,10 @@
 #   layering.symbols    nm of libtsaot_ir/core/rt/passes/fe.a: no symbol of a
 #                       layer above defined or used (libtsaot_core.a: no
 #                       ts_fe_, ts_pass_, ts_cg_, nor the hosted part's)
+#   layering.tls       the thread-local segment of tsaot-run and of
+#                       examples/firmware's program at most 4 KiB (readelf):
+#                       each thread of a program that links the runtime
+#                       pays it
 #   layering.upward.LAYER.HEADER
 #                       tests/layering/probe.c including HEADER, built with
 #                       LAYER's include directories (an object library
@@ -20,6 +24,10 @@ add_test(NAME layering.symbols
          COMMAND ${TSAOT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/layering/check_layers.py symbols
                  ir=$<TARGET_FILE:tsaot_ir> core=$<TARGET_FILE:tsaot_core> rt=$<TARGET_FILE:tsaot_rt>
                  passes=$<TARGET_FILE:tsaot_passes> fe=$<TARGET_FILE:tsaot_fe>)
+
+add_test(NAME layering.tls
+         COMMAND ${TSAOT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/layering/check_layers.py tls 4096
+                 $<TARGET_FILE:tsaot-run> $<TARGET_FILE:firmware>)
 
 # LAYER:HEADER, HEADER the API header of a layer above LAYER
 set(_tsaot_probes
