@@ -11,12 +11,12 @@
  *     runtime's kernel for it;
  *   - tensors of static shape get offsets in one activation arena
  *     (memplan.c);
- *   - a descriptor (ts_rt_aot_desc, runtime/aot.h) ties it to the runtime:
+ *   - a descriptor (ts_rt_aot_desc, runtime/hosted/aot.h) ties it to the runtime:
  *     graph texts, embedded weights, input specs, the arena's size;
  *   - emit.c writes the object, links the shared library, writes the
  *     header of `-c`.
  *   - with --device cuda, nvptx.c lowers the fusion groups once more, to
- *     one PTX module embedded as NAME_cuda (runtime/cuda.h).
+ *     one PTX module embedded as NAME_cuda (runtime/hosted/cuda.h).
  *
  * Errors: every function that can fail takes a ts_diag and returns
  * NULL/false with the reason there; nothing aborts or prints. Exported
@@ -56,7 +56,7 @@ typedef struct ts_cg_target_opts {
 } ts_cg_target_opts;
 
 /* Copies of each fused kernel in the portable default: x86-64-v2, v3, v4
- * (runtime/aot.h's TS_RT_AOT_KERNEL_LEVELS). */
+ * (runtime/hosted/aot.h's TS_RT_AOT_KERNEL_LEVELS). */
 #define TS_CG_LEVELS 3
 
 /* One module being generated, with the types everyone needs. */
@@ -147,7 +147,7 @@ const char *ts_cg_math_name(ts_cg_math_fn fn); /* "exp" */
  * tensor input is contiguous with the output's shape and [begin, end)
  * counts elements; otherwise [begin, end) counts rows (every dimension but
  * the last; one row for a 0-d or 1-d output) and the kernel walks the last
- * dimension with the strides. ts_rt_aot_fusion_prepare (runtime/aot.h)
+ * dimension with the strides. ts_rt_aot_fusion_prepare (runtime/hosted/aot.h)
  * fills the struct. */
 typedef struct ts_cg_kargs {
   void **ptrs;
@@ -219,9 +219,9 @@ uint64_t ts_cg_type_nbytes(const ts_type *t);
  * (fusion.c's element lowering, math.c's polynomials; the C library's
  * functions, float64 math, from CUDA's libdevice), all of them in one PTX
  * module for `arch`, embedded in the object as the exported global
- * NAME_cuda (a ts_rt_cuda_image, runtime/cuda.h) with a kernel table.
+ * NAME_cuda (a ts_rt_cuda_image, runtime/hosted/cuda.h) with a kernel table.
  * The CPU code is generated as for --device cpu: the runtime's GPU run
- * path (runtime/gpu.c) launches a kernel where one exists and runs the
+ * path (runtime/hosted/gpu.c) launches a kernel where one exists and runs the
  * rest on the CPU. */
 
 /* The emulated kernels' special registers (tid, ntid, ctaid, nctaid): a

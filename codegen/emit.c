@@ -81,10 +81,9 @@ bool ts_cg_link_shared(const char *obj, const char *out, const char *const *rt_l
   /* the runtime stays private to the library: a program that links its
    * own runtime (tsaot-run) must not bind the library's calls to it */
   argv[n++] = "-Wl,--exclude-libs,ALL";
-  argv[n++] = "-Wl,--start-group";
+  /* the layers from the top down: no cycle, one pass of the linker */
   for (uint32_t i = 0; i < nrt; i++)
     argv[n++] = (char *)rt_libs[i];
-  argv[n++] = "-Wl,--end-group";
   for (uint32_t i = 0; i < nsys; i++)
     argv[n++] = (char *)sys_libs[i];
   argv[n++] = "-lm";

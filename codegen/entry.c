@@ -1,6 +1,6 @@
 /* codegen/entry.c: the whole model as one LLVM module.
  *
- * What ts_cg_model_build emits (runtime/aot.h is the other side):
+ * What ts_cg_model_build emits (runtime/hosted/aot.h is the other side):
  *   - NAME.graph / NAME.fallback: the graphs' texts (ts_graph_print), which
  *     the runtime parses at init; this file parses them back first and
  *     compiles what it read, so node numbers and value types agree with
@@ -32,7 +32,7 @@
 #include <string.h>
 #include <time.h>
 
-_Static_assert(TS_CG_LEVELS == TS_RT_AOT_KERNEL_LEVELS, "codegen.h and runtime/aot.h count the kernel copies alike");
+_Static_assert(TS_CG_LEVELS == TS_RT_AOT_KERNEL_LEVELS, "codegen.h and hosted/aot.h count the kernel copies alike");
 
 static double ts_en_now(void) {
   struct timespec t;
@@ -242,17 +242,20 @@ static bool ts_en_weights_add(ts_en *e, ts_en_weights *w, ts_node **nodes, uint3
                                          .dtype = t->dtype,
                                          .rank = t->rank,
                                          .sizes = t->sizes,
-                                         .strides = t->strides};
+                                         .strides = t->strides,
+                                         .flags = nodes[i]->flags & TS_NODE_NEVER_WRITTEN
+                                                      ? TS_RT_AOT_TCONST_NEVER_WRITTEN
+                                                      : 0};
   }
   return true;
 }
 
 /* The tconst table as a global: { i64 offset, i64 nbytes, i32 dtype, i32
- * rank, ptr sizes, ptr strides } per entry. */
+ * rank, ptr sizes, ptr strides, i32 flags } per entry. */
 static LLVMValueRef ts_en_tconst_table(ts_en *e, const ts_en_weights *w) {
   ts_cg_module *m = e->m;
-  LLVMTypeRef el[6] = {m->t_i64, m->t_i64, m->t_i32, m->t_i32, m->t_ptr, m->t_ptr};
-  LLVMTypeRef ty = LLVMStructTypeInContext(m->ctx, el, 6, 0);
+  LLVMTypeRef el[7] = {m->t_i64, m->t_i64, m->t_i32, m->t_i32, m->t_ptr, m->t_ptr, m->t_i32};
+  LLVMTypeRef ty = LLVMStructTypeInContext(m->ctx, el, 7, 0);
   LLVMValueRef *rows = malloc((w->ntc ? w->ntc : 1) * sizeof *rows);
   if (!rows)
     return NULL;
@@ -267,9 +270,10 @@ static LLVMValueRef ts_en_tconst_table(ts_en *e, const ts_en_weights *w) {
       free(rows);
       return NULL;
     }
-    LLVMValueRef f[6] = {ts_en_i64(e, (int64_t)t->offset), ts_en_i64(e, (int64_t)t->nbytes),
-                         ts_en_i32(e, (uint32_t)t->dtype), ts_en_i32(e, (uint32_t)t->rank), sz, sd};
-    rows[i] = LLVMConstNamedStruct(ty, f, 6);
+    LLVMValueRef f[7] = {ts_en_i64(e, (int64_t)t->offset), ts_en_i64(e, (int64_t)t->nbytes),
+                         ts_en_i32(e, (uint32_t)t->dtype), ts_en_i32(e, (uint32_t)t->rank), sz, sd,
+                         ts_en_i32(e, t->flags)};
+    rows[i] = LLVMConstNamedStruct(ty, f, 7);
   }
   LLVMValueRef init = LLVMConstArray(ty, rows, w->ntc);
   free(rows);
@@ -1189,6 +1193,10 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
   if (fb0 && !(e.fb = ts_en_reparse(&e, fb0, "fallback graph", &ftext)))
     goto out;
   ts_graph *g = e.g;
+  /* which constants runs may write: decided here, on the graphs as init
+   * reads them back, so that the runtime need not analyse them */
+  if (!ts_pass_mark_never_written(g, d) || (e.fb && !ts_pass_mark_never_written(e.fb, d)))
+    goto out;
 
   /* weights: the graph's tensor constants, then the fallback's */
   uint32_t nt = ts_rt_aot_tensor_consts(g, NULL), nf = e.fb ? ts_rt_aot_tensor_consts(e.fb, NULL) : 0;
@@ -1289,11 +1297,11 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
       goto out;
     }
     LLVMTypeRef P = m->t_ptr, I32 = m->t_i32, I64 = m->t_i64;
-    LLVMTypeRef df[26] = {I32, P, P, I64, P, I64, P, I64, P, I32, I32, I32, P,
-                          I32, P, I32, P, I64, I64, P, P, I64, P, I64, I32, I32};
-    LLVMTypeRef dty = LLVMStructTypeInContext(m->ctx, df, 26, 0);
+    LLVMTypeRef df[27] = {I32, P, P, I64, P, I64, P, I64, P, I32, I32, I32, P,
+                          I32, P, I32, P, I64, I64, P, P, I64, P, I64, I32, I32, P};
+    LLVMTypeRef dty = LLVMStructTypeInContext(m->ctx, df, 27, 0);
     /* the runtime's struct, field for field */
-    static const size_t offs[26] = {
+    static const size_t offs[27] = {
         offsetof(ts_rt_aot_desc, abi),          offsetof(ts_rt_aot_desc, name),
         offsetof(ts_rt_aot_desc, graph),        offsetof(ts_rt_aot_desc, graph_len),
         offsetof(ts_rt_aot_desc, fallback),     offsetof(ts_rt_aot_desc, fallback_len),
@@ -1306,25 +1314,33 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
         offsetof(ts_rt_aot_desc, arena_heap),   offsetof(ts_rt_aot_desc, state),
         offsetof(ts_rt_aot_desc, archive),      offsetof(ts_rt_aot_desc, archive_len),
         offsetof(ts_rt_aot_desc, signature),    offsetof(ts_rt_aot_desc, signature_len),
-        offsetof(ts_rt_aot_desc, leaves),       offsetof(ts_rt_aot_desc, nslots)};
-    for (unsigned i = 0; i < 26; i++)
+        offsetof(ts_rt_aot_desc, leaves),       offsetof(ts_rt_aot_desc, nslots),
+        offsetof(ts_rt_aot_desc, module_ops)};
+    for (unsigned i = 0; i < 27; i++)
       if (LLVMOffsetOfElement(m->td, dty, i) != offs[i]) {
         ts_diag_error(d, "internal error: the descriptor's field %u is at %llu, the runtime has it at %zu", i,
                       (unsigned long long)LLVMOffsetOfElement(m->td, dty, i), offs[i]);
         goto out;
       }
     /* a graph the entry function cannot run may need the module itself */
-    LLVMValueRef garch = LLVMConstNull(P);
+    LLVMValueRef garch = LLVMConstNull(P), gops = LLVMConstNull(P);
     uint64_t archive_len = 0;
     if (!compiled && o->archive) {
       snprintf(name, sizeof name, "%s.archive", o->name);
       garch = ts_en_global_bytes(&e, name, o->archive, o->archive_len, 64);
       archive_len = o->archive_len;
       stats->archive_bytes = archive_len;
+      /* the loader (loader/loader.h), named only here: an object without
+       * its archive does not link it */
+      gops = LLVMGetNamedGlobal(m->mod, "ts_rt_model_aot_ops");
+      if (!gops) {
+        gops = LLVMAddGlobal(m->mod, P, "ts_rt_model_aot_ops");
+        LLVMSetGlobalConstant(gops, 1);
+      }
     }
     snprintf(name, sizeof name, "%s.signature", o->name);
     LLVMValueRef gsig = ts_en_cstring(&e, name, sig.data ? sig.data : "", sig.len);
-    LLVMValueRef f[26] = {ts_en_i32(&e, TS_RT_AOT_ABI),
+    LLVMValueRef f[27] = {ts_en_i32(&e, TS_RT_AOT_ABI),
                           gname,
                           ggraph,
                           ts_en_i64(&e, (int64_t)gtext.len),
@@ -1349,10 +1365,11 @@ bool ts_cg_model_build(ts_cg_module *m, ts_graph *g0, ts_graph *fb0, const ts_cg
                           gsig,
                           ts_en_i64(&e, (int64_t)sig.len),
                           ts_en_i32(&e, o->arg_forms != NULL),
-                          ts_en_i32(&e, (uint32_t)nslots)};
+                          ts_en_i32(&e, (uint32_t)nslots),
+                          gops};
     snprintf(name, sizeof name, "%s.desc", o->name);
     LLVMValueRef desc = LLVMAddGlobal(m->mod, dty, name);
-    LLVMSetInitializer(desc, LLVMConstNamedStruct(dty, f, 26));
+    LLVMSetInitializer(desc, LLVMConstNamedStruct(dty, f, 27));
     LLVMSetLinkage(desc, LLVMPrivateLinkage);
     ts_en_wrappers(&e, desc);
     /* NAME_signature: forward's argument names and types, for callers that

@@ -1,5 +1,5 @@
 /* codegen/nvptx.c: `--device cuda`: fusion groups as NVPTX kernels, one PTX
- * module, embedded in the object for the runtime (runtime/cuda.h).
+ * module, embedded in the object for the runtime (runtime/hosted/cuda.h).
  *
  * The kernels are fusion.c's lowering (ts_cg_fusion_kernel_gpu): the same
  * plan and per-element IR as on the CPU, math.c's polynomials for the
@@ -32,7 +32,7 @@
 
 /* the layouts ts_cg_cuda_embed writes as LLVM structs, on LP64 hosts */
 _Static_assert(sizeof(ts_rt_cuda_kernel) == 56 && sizeof(ts_rt_cuda_image) == 40 && sizeof(void *) == 8,
-               "runtime/cuda.h's layout changed: update ts_cg_cuda_embed");
+               "runtime/hosted/cuda.h's layout changed: update ts_cg_cuda_embed");
 
 /* ----------------------------------------------------- geometry, arches */
 

@@ -1,4 +1,4 @@
-/* frontend/lookup.h: what the runtime's model loader (runtime/model.c) asks
+/* frontend/lookup.h: what the runtime's model loader (loader/model.c) asks
  * of a loaded model beyond frontend.h: the declared attributes of any class,
  * the graphs of methods of any class and of free functions with their calls
  * inlined, and the source text of code/ files for messages.

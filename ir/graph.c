@@ -172,6 +172,23 @@ ts_node *ts_node_new_named(ts_graph *g, const char *qualname, size_t len, uint32
 
 ts_graph *ts_node_graph(const ts_node *n) { return n->graph; }
 
+static uint32_t ts_g_count_block(const ts_block *b, int kind, bool any) {
+  uint32_t n = 0;
+  for (ts_node *x = ts_block_first(b); x != b->ret; x = x->next) {
+    if (any || x->kind == (ts_kind)kind)
+      n++;
+    for (uint32_t i = 0; i < x->nblocks; i++)
+      n += ts_g_count_block(x->blocks[i], kind, any);
+    for (const ts_attr *a = x->attrs; a; a = a->next)
+      if (a->kind == TS_ATTR_GRAPH && a->u.g)
+        n += ts_g_count_block(a->u.g->block, kind, any);
+  }
+  return n;
+}
+
+uint32_t ts_graph_count_nodes(const ts_graph *g) { return ts_g_count_block(g->block, 0, true); }
+uint32_t ts_graph_count_kind(const ts_graph *g, ts_kind k) { return ts_g_count_block(g->block, (int)k, false); }
+
 bool ts_node_is(const ts_node *n, ts_kind k) { return n->kind == k; }
 
 bool ts_node_same_kind(const ts_node *a, const ts_node *b) {

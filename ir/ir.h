@@ -395,7 +395,17 @@ struct ts_node {
   ts_attr *attrs;
   ts_srcloc loc;
   ts_graph *graph;
-  uint32_t id; /* unique within the graph */
+  uint32_t id;    /* unique within the graph */
+  uint32_t flags; /* TS_NODE_*: facts a pass decided, for the runtime */
+};
+
+/* ts_node.flags. Facts the compiler decides so that the runtime need not
+ * analyse the graph (it links no pass). Not printed and not copied by
+ * ts_node_clone: a node without a flag is the safe case. */
+enum {
+  /* a prim::Constant whose tensor no node writes, through any alias
+   * (ts_pass_mark_never_written): kernels may keep data derived from it */
+  TS_NODE_NEVER_WRITTEN = 1u << 0,
 };
 
 struct ts_block {
@@ -425,6 +435,10 @@ void ts_graph_free(ts_graph *g);
 /* False once any allocation for `g` failed. */
 bool ts_graph_ok(const ts_graph *g);
 ts_arena *ts_graph_arena(ts_graph *g);
+/* Nodes in the graph, nested blocks and subgraphs (graph attributes)
+ * included, for logs and statistics; of one kind only. */
+uint32_t ts_graph_count_nodes(const ts_graph *g);
+uint32_t ts_graph_count_kind(const ts_graph *g, ts_kind k);
 
 /* Looks `qualname` up in the op table ("aten::add"): TS_K_OTHER if absent. */
 ts_kind ts_kind_lookup(const char *qualname, size_t len);

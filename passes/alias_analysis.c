@@ -1213,3 +1213,33 @@ bool ts_alias_can_move_before(const ts_alias_db *cdb, const ts_node *n, const ts
   }
   return true;
 }
+
+/* ------------------------------------------------- never-written constants */
+
+/* g's own tensor constants get TS_NODE_NEVER_WRITTEN as db sees them; those
+ * of subgraphs (fusion groups: pointwise ops only read) get it outright. */
+static void ts_al_mark_block(const ts_alias_db *db, const ts_block *b, bool sub) {
+  for (ts_node *n = ts_block_first(b); n != b->ret; n = n->next) {
+    const ts_attr *a = ts_node_is(n, TS_K_prim_Constant) ? ts_node_attr(n, "value") : NULL;
+    if (a && a->kind == TS_ATTR_TENSOR && n->noutputs == 1) {
+      if (sub || !ts_alias_has_writers(db, n->outputs[0]))
+        n->flags |= TS_NODE_NEVER_WRITTEN;
+      else
+        n->flags &= ~(uint32_t)TS_NODE_NEVER_WRITTEN;
+    }
+    for (uint32_t i = 0; i < n->nblocks; i++)
+      ts_al_mark_block(db, n->blocks[i], sub);
+    for (const ts_attr *at = n->attrs; at; at = at->next)
+      if (at->kind == TS_ATTR_GRAPH && at->u.g)
+        ts_al_mark_block(db, at->u.g->block, true);
+  }
+}
+
+bool ts_pass_mark_never_written(ts_graph *g, ts_diag *d) {
+  ts_alias_db *db = ts_alias_db_new(g, d);
+  if (!db)
+    return false;
+  ts_al_mark_block(db, g->block, false);
+  ts_alias_db_free(db);
+  return true;
+}

@@ -73,7 +73,7 @@ static bool ts_inline_call(ts_node *call, const ts_graph *callee, ts_diag *d) {
 }
 
 /* A walk's state: the resolver and the graph's node count against its
- * budget (nested blocks and subgraphs counted, as ts_pass_count_nodes). */
+ * budget (nested blocks and subgraphs counted, as ts_graph_count_nodes). */
 typedef struct ts_inline {
   ts_pass_callee_fn callee_fn;
   void *ctx;
@@ -112,7 +112,7 @@ static bool ts_inline_block(ts_inline *w, ts_block *b) {
       }
       /* Checked before copying: a chain of functions each calling the one
        * before twice doubles the graph at every level. */
-      uint64_t add = ts_pass_count_nodes(callee);
+      uint64_t add = ts_graph_count_nodes(callee);
       if (w->max_nodes && w->nodes - 1 + add > w->max_nodes) {
         ts_diag_error(d, "inline: inlining %s would make the graph %llu nodes, over the limit of %llu (graph size)",
                       ts_inline_callee_name(n, fn), (unsigned long long)(w->nodes - 1 + add),
@@ -139,7 +139,7 @@ bool ts_pass_inline_limited(ts_graph *g, ts_pass_callee_fn callee, void *ctx, ui
     ts_diag_error(d, "inline: no callee resolver");
     return false;
   }
-  ts_inline w = {.callee_fn = callee, .ctx = ctx, .d = d, .max_nodes = max_nodes, .nodes = ts_pass_count_nodes(g)};
+  ts_inline w = {.callee_fn = callee, .ctx = ctx, .d = d, .max_nodes = max_nodes, .nodes = ts_graph_count_nodes(g)};
   return ts_inline_block(&w, g->block) && ts_graph_ok(g);
 }
 

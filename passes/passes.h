@@ -193,10 +193,6 @@ bool ts_pass_run_list(ts_graph *g, const char *names, const ts_pass_env *env);
  * first bad name is at *bad, *badlen bytes long. For usage errors before
  * anything runs. */
 bool ts_pass_list_check(const char *names, bool log_list, const char **bad, size_t *badlen);
-/* Nodes in the graph, nested blocks and fusion subgraphs included, for
- * logs and statistics. */
-uint32_t ts_pass_count_nodes(const ts_graph *g);
-uint32_t ts_pass_count_kind(const ts_graph *g, ts_kind k);
 
 /* What the passes leave of the operators tsaot has no kernel for: the
  * nodes nothing runs (ts_rt_interp_no_kernel: PyTorch's ops the op table
@@ -250,6 +246,12 @@ bool ts_alias_node_writes_to(const ts_alias_db *db, const ts_node *n, const ts_v
 bool ts_alias_has_writers(const ts_alias_db *db, const ts_value *v);
 /* Whether n writes to anything, or may (wildcard). */
 bool ts_alias_node_has_writes(const ts_alias_db *db, const ts_node *n);
+/* Sets TS_NODE_NEVER_WRITTEN on g's tensor constants that no node writes
+ * (through any alias; those of fusion subgraphs always) and clears it on the
+ * others: what the runtime reads instead of analysing the graph (writable
+ * copies of compiled models' weights, kernels' packed weights). Run it on
+ * the graph as it will run; false (reason in d) when the analysis fails. */
+bool ts_pass_mark_never_written(ts_graph *g, ts_diag *d);
 /* Whether v may point to memory the caller sees (graph inputs and outputs,
  * the wildcard set). */
 bool ts_alias_escapes(const ts_alias_db *db, const ts_value *v);
@@ -340,12 +342,12 @@ typedef struct ts_pass_form {
 } ts_pass_form;
 /* Specialises g's inputs first.. to their forms (forms[k]: input first +
  * k; every input from first on has one): each input is replaced by the
- * leaves of its form, new inputs at the end in slot order (runtime/io.c's
+ * leaves of its form, new inputs at the end in slot order (runtime/hosted/io.c's
  * ts_rt_io_leaves), typed as their declared types without Optional; a None
  * becomes a None constant, a tuple or list is built from its elements at
  * the top of the graph (prim::TupleConstruct, prim::ListConstruct). An
  * argument that is one leaf keeps its name. The graph then takes what a
- * run of the specialisation gives it (runtime/aot.h, desc->leaves). False
+ * run of the specialisation gives it (runtime/hosted/aot.h, desc->leaves). False
  * with the reason in d: a form that does not fit its input's type (None
  * for a type that is not Optional, ...), out of memory. */
 bool ts_pass_spec_leaves(ts_graph *g, uint32_t first, const ts_pass_form *const *forms, uint32_t nforms, ts_diag *d);

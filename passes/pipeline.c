@@ -18,7 +18,7 @@ static bool ts_pl_inline(ts_graph *g, const ts_pass_env *e) {
     /* Nothing to resolve calls with. A model's graphs come inlined from the
      * frontend, and the method calls left go through module interfaces
      * (the callee is known only at run time): those stay. */
-    if (ts_pass_count_kind(g, TS_K_prim_CallFunction) == 0)
+    if (ts_graph_count_kind(g, TS_K_prim_CallFunction) == 0)
       return true;
     ts_diag_error(e->d, "inline: the graph calls functions but nothing finds their graphs (give a model)");
     return false;
@@ -116,25 +116,6 @@ bool ts_pass_list_check(const char *names, bool log_list, const char **bad, size
   }
   return true;
 }
-
-/* -------------------------------------------------------------- counts */
-
-static uint32_t ts_pl_count_block(const ts_block *b, int kind, bool any) {
-  uint32_t n = 0;
-  for (ts_node *x = ts_block_first(b); x != b->ret; x = x->next) {
-    if (any || x->kind == (ts_kind)kind)
-      n++;
-    for (uint32_t i = 0; i < x->nblocks; i++)
-      n += ts_pl_count_block(x->blocks[i], kind, any);
-    for (const ts_attr *a = x->attrs; a; a = a->next)
-      if (a->kind == TS_ATTR_GRAPH && a->u.g)
-        n += ts_pl_count_block(a->u.g->block, kind, any);
-  }
-  return n;
-}
-
-uint32_t ts_pass_count_nodes(const ts_graph *g) { return ts_pl_count_block(g->block, 0, true); }
-uint32_t ts_pass_count_kind(const ts_graph *g, ts_kind k) { return ts_pl_count_block(g->block, (int)k, false); }
 
 /* ------------------------------------------------- no kernel, reachable */
 
@@ -302,7 +283,7 @@ static void ts_pl_log(const ts_pass_env *e, const char *list, const char *name, 
     return;
   ts_buf own = {0};
   ts_buf *b = e->log ? e->log : &own;
-  ts_buf_printf(b, "# after %s (%u nodes)\n", name, ts_pass_count_nodes(g));
+  ts_buf_printf(b, "# after %s (%u nodes)\n", name, ts_graph_count_nodes(g));
   ts_graph_print(b, g);
   if (!e->log) {
     if (own.data)

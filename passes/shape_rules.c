@@ -659,3 +659,10 @@ static void ts_sr_variant_rule(ts_sr_call *c) {
     ts_sr_set(c, r, &res);
   }
 }
+
+ts_sr_shape *ts_sr_shapes_new(ts_sr_call *c, uint32_t n) {
+  ts_sr_shape *s = malloc((size_t)(n ? n : 1) * sizeof *s);
+  if (!s)
+    c->oom = true;
+  return s;
+}

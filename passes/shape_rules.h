@@ -116,6 +116,9 @@ bool ts_sr_dtype_arg(const ts_sr_call *c, uint32_t i, int8_t *dt);
  * nothing writes to: up to max types written to out (shapes). False if not
  * known. */
 bool ts_sr_tensor_list(const ts_sr_call *c, uint32_t i, ts_sr_shape *out, uint32_t *n, uint32_t max);
+/* n shapes of scratch from the C library for a rule (free them); NULL with
+ * c->oom set when out of memory. */
+ts_sr_shape *ts_sr_shapes_new(ts_sr_call *c, uint32_t n);
 
 /* Normalises a dim against a rank (wrap-around as PyTorch's maybe_wrap_dim,
  * rank 0 taken as 1 where `scalar_ok`); false if out of range. */

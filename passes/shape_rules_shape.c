@@ -17,6 +17,7 @@
 #include "shape_rules.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------- helpers */
@@ -1024,8 +1025,7 @@ static int64_t sr_same_size(int64_t a, int64_t b) {
 }
 
 /* cat(tensors, dim): legacy 1-d empty tensors are skipped, as ATen does. */
-static void sr_cat(ts_sr_call *c) {
-  static _Thread_local ts_sr_shape ts[SR_MAX_LIST];
+static void sr_cat_in(ts_sr_call *c, ts_sr_shape *ts) {
   uint32_t n;
   int64_t d;
   ts_sr_shape out;
@@ -1107,10 +1107,17 @@ static void sr_cat(ts_sr_call *c) {
   ts_sr_set(c, 0, &out);
 }
 
+/* sr_cat_in with its scratch on the heap (no large thread-local arrays). */
+static void sr_cat(ts_sr_call *c) {
+  ts_sr_shape *scratch = ts_sr_shapes_new(c, SR_MAX_LIST);
+  if (scratch)
+    sr_cat_in(c, scratch);
+  free(scratch);
+}
+
 /* stack(tensors, dim): every input the same size, a new dimension of the
  * input count. */
-static void sr_stack(ts_sr_call *c) {
-  static _Thread_local ts_sr_shape ts[SR_MAX_LIST];
+static void sr_stack_in(ts_sr_call *c, ts_sr_shape *ts) {
   uint32_t n;
   int64_t d;
   ts_sr_shape out;
@@ -1152,9 +1159,17 @@ static void sr_stack(ts_sr_call *c) {
   ts_sr_set(c, 0, &out);
 }
 
+/* sr_stack_in with its scratch on the heap (no large thread-local arrays). */
+static void sr_stack(ts_sr_call *c) {
+  ts_sr_shape *scratch = ts_sr_shapes_new(c, SR_MAX_LIST);
+  if (scratch)
+    sr_stack_in(c, scratch);
+  free(scratch);
+}
+
 /* Pieces of `in` along d of the given sizes (views: strides kept). */
-static void sr_set_pieces(ts_sr_call *c, const ts_sr_shape *in, int64_t d, const int64_t *sizes, uint32_t n) {
-  static _Thread_local ts_sr_shape ps[SR_MAX_LIST];
+static void sr_set_pieces_in(ts_sr_call *c, const ts_sr_shape *in, int64_t d, const int64_t *sizes, uint32_t n,
+                             ts_sr_shape *ps) {
   if (n > SR_MAX_LIST)
     return;
   for (uint32_t k = 0; k < n; k++) {
@@ -1162,6 +1177,14 @@ static void sr_set_pieces(ts_sr_call *c, const ts_sr_shape *in, int64_t d, const
     ps[k].sizes[d] = sizes[k];
   }
   ts_sr_set_list(c, 0, ps, n);
+}
+
+/* sr_set_pieces_in with its scratch on the heap (no large thread-local arrays). */
+static void sr_set_pieces(ts_sr_call *c, const ts_sr_shape *in, int64_t d, const int64_t *sizes, uint32_t n) {
+  ts_sr_shape *scratch = ts_sr_shapes_new(c, SR_MAX_LIST);
+  if (scratch)
+    sr_set_pieces_in(c, in, d, sizes, n, scratch);
+  free(scratch);
 }
 
 /* A Tensor[] output whose element count is not known, each element p. */
@@ -1274,8 +1297,7 @@ static void sr_split_with_sizes(ts_sr_call *c) {
 }
 
 /* unbind(self, dim): one select per index */
-static void sr_unbind(ts_sr_call *c) {
-  static _Thread_local ts_sr_shape ps[SR_MAX_LIST];
+static void sr_unbind_in(ts_sr_call *c, ts_sr_shape *ps) {
   ts_sr_shape in, p;
   int64_t d;
   if (!ts_sr_tensor(c, 0, &in))
@@ -1298,6 +1320,14 @@ static void sr_unbind(ts_sr_call *c) {
   for (int64_t k = 0; k < n; k++)
     ps[k] = p;
   ts_sr_set_list(c, 0, ps, (uint32_t)n);
+}
+
+/* sr_unbind_in with its scratch on the heap (no large thread-local arrays). */
+static void sr_unbind(ts_sr_call *c) {
+  ts_sr_shape *scratch = ts_sr_shapes_new(c, SR_MAX_LIST);
+  if (scratch)
+    sr_unbind_in(c, scratch);
+  free(scratch);
 }
 
 /* tensor_split.sections(self, sections, dim), .indices(self, indices, dim) */
@@ -1348,8 +1378,7 @@ static void sr_tensor_split(ts_sr_call *c) {
 }
 
 /* broadcast_tensors(tensors) */
-static void sr_broadcast_tensors(ts_sr_call *c) {
-  static _Thread_local ts_sr_shape ts[SR_MAX_LIST];
+static void sr_broadcast_tensors_in(ts_sr_call *c, ts_sr_shape *ts) {
   uint32_t n;
   if (!ts_sr_tensor_list(c, 0, ts, &n, SR_MAX_LIST) || n == 0)
     return;
@@ -1367,6 +1396,14 @@ static void sr_broadcast_tensors(ts_sr_call *c) {
     ts[k] = m;
   }
   ts_sr_set_list(c, 0, ts, n);
+}
+
+/* sr_broadcast_tensors_in with its scratch on the heap (no large thread-local arrays). */
+static void sr_broadcast_tensors(ts_sr_call *c) {
+  ts_sr_shape *scratch = ts_sr_shapes_new(c, SR_MAX_LIST);
+  if (scratch)
+    sr_broadcast_tensors_in(c, scratch);
+  free(scratch);
 }
 
 /* ------------------------------------------------------------- indexing */

@@ -15,6 +15,7 @@
  * unknown. */
 #include "shape_rules.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------- helpers */
@@ -145,9 +146,8 @@ static int sr_es_label(unsigned char ch) {
  * ellipsis' dims right-aligned); strides unknown (a permuted product). The
  * dtype is the operands' one when they share a floating one (integers may
  * widen in its sums). */
-static void sr_einsum(ts_sr_call *c) {
+static void sr_einsum_in(ts_sr_call *c, ts_sr_shape *ops) {
   enum { NOPS = 16, NL = 52 };
-  static _Thread_local ts_sr_shape ops[NOPS];
   uint32_t n = 0;
   ts_cval eq;
   if (!ts_pass_const_get(c->node->inputs[0], &eq) || eq.kind != TS_CV_STR ||
@@ -252,6 +252,15 @@ static void sr_einsum(ts_sr_call *c) {
   out.rank = rank;
   memcpy(out.sizes, sizes, sizeof(int64_t) * (size_t)rank);
   ts_sr_set(c, 0, &out);
+}
+
+/* sr_einsum_in with its scratch on the heap (no large thread-local arrays). */
+static void sr_einsum(ts_sr_call *c) {
+  enum { NOPS = 16, NL = 52 };
+  ts_sr_shape *scratch = ts_sr_shapes_new(c, NOPS);
+  if (scratch)
+    sr_einsum_in(c, scratch);
+  free(scratch);
 }
 
 /* ---------------------------------------------- search.c: sort, search, count */
@@ -412,8 +421,7 @@ enum { SR_MAX_GRIDS = 64 };
 /* meshgrid(tensors[, indexing]): as many grids as tensors, each of the
  * tensors' lengths (the first two swapped for "xy"), views of the inputs
  * (strides left unknown). */
-static void sr_meshgrid(ts_sr_call *c) {
-  static _Thread_local ts_sr_shape ts[SR_MAX_GRIDS], grids[SR_MAX_GRIDS];
+static void sr_meshgrid_in(ts_sr_call *c, ts_sr_shape *ts, ts_sr_shape *grids) {
   uint32_t n = 0;
   if (!ts_sr_tensor_list(c, 0, ts, &n, SR_MAX_GRIDS) || n == 0)
     return;
@@ -443,6 +451,14 @@ static void sr_meshgrid(ts_sr_call *c) {
     memcpy(g->sizes, sizes, sizeof(int64_t) * n);
   }
   ts_sr_set_list(c, 0, grids, n);
+}
+
+/* sr_meshgrid_in with its scratch on the heap (no large thread-local arrays). */
+static void sr_meshgrid(ts_sr_call *c) {
+  ts_sr_shape *scratch = ts_sr_shapes_new(c, SR_MAX_GRIDS + SR_MAX_GRIDS);
+  if (scratch)
+    sr_meshgrid_in(c, scratch, scratch + SR_MAX_GRIDS);
+  free(scratch);
 }
 
 /* ---------------------------------------------------------------- diag */

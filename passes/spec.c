@@ -17,7 +17,7 @@
  * example has: ts_pass_spec_leaves makes the graph take the example's
  * leaves (each tensor, number, str) as inputs of their own, so that shape
  * propagation sees each element's spec, None is a constant, and a list's
- * length is known; the entry guard (runtime/aot.c) checks the form. */
+ * length is known; the entry guard (runtime/hosted/aot.c) checks the form. */
 #include "passes.h"
 
 #include <stdlib.h>

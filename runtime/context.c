@@ -10,9 +10,16 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime.h"
+
+uint64_t ts_rt_now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 /* A job the pool runs: [0, n) cut into nchunks nearly equal chunks. */
 typedef struct ts_ctx_job {

@@ -68,7 +68,7 @@ struct ts_rt_ctx {
   int nthreads;    /* >= 1: our workers and OpenBLAS's threads together */
   ts_rt_pool *pool;
   ts_buf out;      /* prim::Print output and aten::warn messages, in order */
-  /* The memory plan of compiled code (runtime/aot.h): when plan_nbytes is
+  /* The memory plan of compiled code (runtime/hosted/aot.h): when plan_nbytes is
    * not 0, the next ts_rt_tensor_new of exactly plan_nbytes bytes uses
    * plan_ptr (a storage that does not free it) and clears both. */
   void *plan_ptr;
@@ -193,13 +193,12 @@ struct ts_rt_storage {
   /* Read-only data kernels derived from the bytes (packed weights of a
    * constant), freed with the storage: see ts_rt_storage_derived. */
   struct ts_rt_derived *derived;
-  /* The device copy of the GPU run path (gpu.h), NULL on the CPU path;
-   * given back with ts_rt_devbuf_free when the storage is freed. */
+  /* The device copy of the GPU run path (hosted/gpu.h), NULL on the CPU
+   * path; given back with dev_free (set with it) when the storage is freed:
+   * a pointer, so that the core does not link the GPU path. */
   struct ts_rt_devbuf *dev;
+  void (*dev_free)(struct ts_rt_devbuf *b);
 };
-
-/* gpu.c: a storage's device copy back to its model's cache. */
-void ts_rt_devbuf_free(struct ts_rt_devbuf *b);
 
 /* Something a kernel made from a storage's bytes once and keeps with it
  * (kernels/gemm_small.c: a constant weight packed for the small GEMM). The
@@ -722,7 +721,7 @@ typedef struct ts_rt_profile {
   bool failed;               /* out of memory: entries are incomplete */
 } ts_rt_profile;
 
-/* Monotonic nanoseconds. */
+/* Monotonic nanoseconds (context.c). */
 uint64_t ts_rt_now_ns(void);
 /* Starts timing a node: true when this is the outermost one (then call
  * ts_rt_profile_end with the start time), false inside another node. */

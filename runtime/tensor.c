@@ -214,6 +214,7 @@ ts_rt_storage *ts_rt_storage_new(ts_rt_ctx *c, size_t nbytes, bool zero) {
   s->free_ctx = NULL;
   s->derived = NULL;
   s->dev = NULL;
+  s->dev_free = NULL;
   return s;
 }
 
@@ -232,6 +233,7 @@ ts_rt_storage *ts_rt_storage_wrap(ts_rt_ctx *c, void *data, size_t nbytes, void 
   s->free_ctx = free_ctx;
   s->derived = NULL;
   s->dev = NULL;
+  s->dev_free = NULL;
   return s;
 }
 
@@ -257,8 +259,8 @@ void ts_rt_storage_release(ts_rt_storage *s) {
     next = d->next;
     d->free_fn(d);
   }
-  if (s->dev)
-    ts_rt_devbuf_free(s->dev);
+  if (s->dev && s->dev_free)
+    s->dev_free(s->dev);
   if (s->free_fn)
     s->free_fn(s->free_ctx, s->data);
   else
@@ -340,7 +342,7 @@ ts_rt_tensor *ts_rt_tensor_new(ts_rt_ctx *c, ts_dtype dt, int32_t ndim, const in
   size_t nbytes = (size_t)numel * esz;
   ts_rt_storage *s;
   if (c && c->plan_nbytes && nbytes == c->plan_nbytes) {
-    /* The memory plan's slot for this tensor (runtime/aot.h); it is taken
+    /* The memory plan's slot for this tensor (runtime/hosted/aot.h); it is taken
      * once, whatever happens next. */
     void *data = c->plan_ptr;
     c->plan_ptr = NULL;

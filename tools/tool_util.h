@@ -109,7 +109,7 @@ typedef struct ts_tool_slots {
 bool ts_tool_slots_make(ts_rt_ctx *c, const ts_tool_arg *args, uint32_t nargs, ts_tool_slots *s);
 void ts_tool_slots_free(ts_tool_slots *s);
 /* The arguments of types types[0..nargs) (names[]: their names) from the
- * slots, by runtime/io.c's rules, into out[] (new references). False with
+ * slots, by runtime/hosted/io.c's rules, into out[] (new references). False with
  * "WORD (argument K 'name'): why" in why. */
 bool ts_tool_slots_values(ts_rt_ctx *c, const ts_tool_slots *s, const ts_type *const *types,
                           const char *const *names, uint32_t nargs, ts_iv *out, ts_buf *why);

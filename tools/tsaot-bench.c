@@ -23,7 +23,7 @@
 #define _DEFAULT_SOURCE /* wait4: the peak memory of one child, not of all */
 #include "aot.h"
 #include "cuda.h"
-#include "model.h"
+#include "loader.h"
 #include "npy.h"
 #include "runtime.h"
 #include "so_load.h"

@@ -13,7 +13,7 @@
  * error. */
 #include "archive.h"
 #include "frontend.h"
-#include "model.h"
+#include "loader.h"
 #include "passes.h"
 #include "so_load.h"
 #include "tool_util.h"

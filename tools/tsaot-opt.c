@@ -9,7 +9,7 @@
  * module, with the module object for freezing. Exit status: 0 success, 1
  * the graph is malformed, fails to verify or a pass fails, 2 usage error. */
 #include "ir.h"
-#include "model.h"
+#include "loader.h"
 #include "passes.h"
 #include "tool_util.h"
 

@@ -11,7 +11,7 @@
  * were off the compiled specialisation and it ran in its interpreter.
  *
  * --device cuda (a .so compiled with tsaot --device cuda) runs it on CUDA
- * device 0 (NAME_set_device("cuda"), runtime/gpu.h) and prints on stderr
+ * device 0 (NAME_set_device("cuda"), runtime/hosted/gpu.h) and prints on stderr
  * what ran where (kernel launches, cuBLAS calls, ops on the CPU, bytes
  * moved). Without a driver or a GPU it fails with exit status 1.
  *
@@ -30,7 +30,7 @@
  * an .npy file (a 0-d int64, float64 or bool array is an int, float or bool
  * argument where the parameter has that type; any array is a Tensor
  * argument; a 1-d array is a List[int] / List[float] / List[bool], a 1-d
- * uint8 array a str: runtime/io.c has the rules), `none` for None,
+ * uint8 array a str: runtime/hosted/io.c has the rules), `none` for None,
  * `str:TEXT` for a str, `[ ARG ... ]` for a List of anything else (tensors,
  * Optionals, strs, tuples) and `( ARG ... )` for a Tuple, the brackets as
  * words of their own. A .so gets them as include/tsaot.h's slots (none a
@@ -50,7 +50,7 @@
  * usage error.
  */
 #include "aot.h"
-#include "model.h"
+#include "loader.h"
 #include "npy.h"
 #include "passes.h"
 #include "runtime.h"
@@ -141,7 +141,7 @@ typedef struct ts_run_out {
   int count;
 } ts_run_out;
 
-/* Writes one flattened output as the next outN.npy (runtime/io.c's rules). */
+/* Writes one flattened output as the next outN.npy (runtime/hosted/io.c's rules). */
 static bool ts_run_write(void *arg, ts_rt_tensor *t, ts_iv v) {
   ts_run_out *o = arg;
   if (!t) {
@@ -466,7 +466,7 @@ int main(int argc, char **argv) {
     goto out;
   }
   /* the arguments: their shapes against the parameters' types, then the
-   * arrays read and made into values (runtime/io.c) */
+   * arrays read and made into values (runtime/hosted/io.c) */
   ptypes = calloc(ntargs + 1, sizeof *ptypes);
   pnames = calloc(ntargs + 1, sizeof *pnames);
   if (!ptypes || !pnames) {
@@ -492,7 +492,7 @@ int main(int argc, char **argv) {
   if (passes) {
     /* the optimized copy; the model's own graph stays for the argument
      * checks above and the defaults */
-    uint32_t before = ts_pass_count_nodes(g);
+    uint32_t before = ts_graph_count_nodes(g);
     const ts_type **types = NULL;
     og = ts_graph_copy(g);
     if (!og) {
@@ -525,7 +525,7 @@ int main(int argc, char **argv) {
     }
     if (stats)
       fprintf(stderr, "tsaot-run: %s: %u nodes before the passes, %u after (%u prim::FusionGroup)\n", path,
-              before, ts_pass_count_nodes(og), ts_pass_count_kind(og, TS_K_prim_FusionGroup));
+              before, ts_graph_count_nodes(og), ts_graph_count_kind(og, TS_K_prim_FusionGroup));
   }
   if (strict && !ts_run_strict(m, og ? og : g, path, method))
     goto out;

@@ -27,7 +27,7 @@
  */
 #include "aot.h"
 #include "codegen.h"
-#include "model.h"
+#include "loader.h"
 #include "npy.h"
 #include "passes.h"
 #include "runtime.h"
@@ -820,7 +820,7 @@ int main(int argc, char **argv) {
                      .time_limit = ts_cc_time_limit,
                      .log_passes = log};
   if (verbose)
-    fprintf(stderr, "tsaot: %s: optimizing forward (%u nodes)\n", path, ts_pass_count_nodes(g));
+    fprintf(stderr, "tsaot: %s: optimizing forward (%u nodes)\n", path, ts_graph_count_nodes(g));
   if (!ts_pass_run_list(sg, "default", &env)) {
     ts_cc_report(&d, "a pass failed");
     goto done;
@@ -856,8 +856,8 @@ int main(int argc, char **argv) {
   }
   have_mod = true;
   if (verbose)
-    fprintf(stderr, "tsaot: generating code (%u nodes, %u fusion groups)\n", ts_pass_count_nodes(sg),
-            ts_pass_count_kind(sg, TS_K_prim_FusionGroup));
+    fprintf(stderr, "tsaot: generating code (%u nodes, %u fusion groups)\n", ts_graph_count_nodes(sg),
+            ts_graph_count_kind(sg, TS_K_prim_FusionGroup));
   if (!ts_cg_model_build(&mod, sg, fg, &o, heap, &stats, &d)) {
     fprintf(stderr, "tsaot: error: %s: code generation failed:\n", path);
     ts_cc_report(&d, "code generation failed");

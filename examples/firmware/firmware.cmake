@@ -37,10 +37,11 @@ set_source_files_properties(${CMAKE_SOURCE_DIR}/examples/firmware/main.c PROPERT
 add_executable(firmware ${CMAKE_SOURCE_DIR}/examples/firmware/main.c ${_tsaot_fw_dir}/model.o)
 set_target_properties(firmware PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${_tsaot_fw_dir})
 target_include_directories(firmware PRIVATE ${_tsaot_fw_dir} ${CMAKE_SOURCE_DIR}/include)
-# The four layers (CMake repeats them for their cycle), their system
-# libraries; the allocator's entry points wrapped for main.c's counters.
-target_link_libraries(firmware PRIVATE tsaot_rt tsaot_fe tsaot_passes tsaot_ir
-  tsaot::dlpack tsaot::openblas tsaot::zip Threads::Threads ${TSAOT_LIBM})
+# The runtime's hosted part and its core (a --no-fallback object names no
+# loader, frontend or pass), their system libraries; the allocator's entry
+# points wrapped for main.c's counters.
+target_link_libraries(firmware PRIVATE tsaot_rt tsaot_core tsaot_ir
+  tsaot::dlpack tsaot::openblas Threads::Threads ${TSAOT_LIBM})
 target_link_options(firmware PRIVATE "LINKER:--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free")
 
 add_test(NAME firmware.run

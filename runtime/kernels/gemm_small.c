@@ -19,7 +19,6 @@
 
 #include "gemm_small.h"
 #include "ir.h"
-#include "passes.h"
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #include <immintrin.h>
@@ -90,15 +89,9 @@ bool ts_rt_call_input_const(const ts_rt_call *call, uint32_t i) {
     uint32_t k = v->uses[u].index;
     plain = sc && !sc->vararg && k < sc->nargs && !sc->args[k].alias;
   }
-  if (plain) return true;
-  /* views, lists, blocks: what runtime/aot.c decides writable copies by
-   * (the graph is only read) */
-  ts_diag d = {0};
-  ts_alias_db *db = ts_alias_db_new(n->graph, &d);
-  ts_diag_free(&d);
-  bool ok = db && !ts_alias_has_writers(db, v);
-  ts_alias_db_free(db);
-  return ok;
+  /* views, lists, blocks: the compiler's verdict (ts_pass_mark_never_written;
+   * the runtime analyses no graph) */
+  return plain || (v->node->flags & TS_NODE_NEVER_WRITTEN);
 }
 
 /* The packed copy of this B already kept with s (data NULL: a mark that B

@@ -23,7 +23,9 @@ static inline bool ts_rt_call_input_from_constant(const ts_rt_call *call, uint32
 
 /* Whether input i of the call is a tensor constant that nothing can write:
  * made by a prim::Constant whose every use passes it to an argument without
- * an alias annotation (no in-place op, no view that could be written). */
+ * an alias annotation (no in-place op, no view that could be written), or
+ * one the compiler found never written through its aliases either
+ * (TS_NODE_NEVER_WRITTEN, set by ts_pass_mark_never_written). */
 bool ts_rt_call_input_const(const ts_rt_call *call, uint32_t i);
 
 /* B (element (k, n) at b[k * rs + n * cs], bytes of s) packed, made on

@@ -49,7 +49,7 @@ else()
 endif()
 set_tests_properties(cuda.zoo_ptx PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
 
-# The GPU run path without a GPU (runtime/gpu.h): libraries built with
+# The GPU run path without a GPU (runtime/hosted/gpu.h): libraries built with
 # --device cuda --cuda-emulate, run by tsaot-run --device cuda against the
 # stand-in driver (which runs each kernel's CPU form thread by thread and
 # fills new device memory with NaN bytes) and the stand-in cuBLAS.

@@ -1,5 +1,5 @@
 /* tests/cuda/fake_libcublas.c: a stand-in for libcublas, so that
- * runtime/cublas.c runs on hosts without a GPU: TSAOT_LIBCUBLAS=.../
+ * runtime/hosted/cublas.c runs on hosts without a GPU: TSAOT_LIBCUBLAS=.../
  * libfake_cublas.so, with the stand-in driver (fake_libcuda.c), whose
  * "device memory" is host memory. The GEMMs are cuBLAS's column-major
  * contract computed in plain loops (not a row-major shortcut: a wrong

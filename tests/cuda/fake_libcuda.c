@@ -1,5 +1,5 @@
 /* tests/cuda/fake_libcuda.c: a stand-in for libcuda.so.1, so that the
- * driver paths of runtime/cuda.c (and tsaot-run --device cuda) run on hosts
+ * driver paths of runtime/hosted/cuda.c (and tsaot-run --device cuda) run on hosts
  * without a GPU: TSAOT_LIBCUDA=.../libfake_cuda.so. "Device memory" is host
  * memory, a "module" a copy of the PTX text whose `.entry NAME(` lines are
  * its functions, a launch recorded (fake_cuda_last_launch) and, when the

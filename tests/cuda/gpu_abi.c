@@ -1,4 +1,4 @@
-/* tests/cuda/gpu_abi.c: the GPU run path (runtime/gpu.h) through the C ABI
+/* tests/cuda/gpu_abi.c: the GPU run path (runtime/hosted/gpu.h) through the C ABI
  * (include/tsaot.h), on the stand-in driver and cuBLAS, without a GPU:
  *
  *   gpu_abi TSAOT FIXTURES WORKDIR LIBFAKE_CUDA LIBFAKE_CUBLAS

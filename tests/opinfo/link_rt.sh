@@ -7,23 +7,27 @@
 # link takes 0.04 s instead of 0.7 s, which makes a thousand models fit the
 # tests' time.
 #
-#   link_rt.sh -shared -o OUT OBJ [FLAGS ...] -Wl,--start-group LIB... -Wl,--end-group SYSLIB... -lm -lpthread
+#   link_rt.sh -shared -o OUT OBJ [FLAGS ...] LIB... SYSLIB... -lm -lpthread
 #
-# Everything but the static libraries between the group markers goes to cc
-# as it came (the sanitizer flags of a sanitizer build among them).
+# Everything but the runtime's static libraries (libtsaot_*.a, in the
+# layers' link order) goes to cc as it came (the sanitizer flags of a
+# sanitizer build among them); the shared library takes the first one's place.
 set -eu
 : "${TSAOT_OPINFO_RT:?set TSAOT_OPINFO_RT to the runtime shared library}"
 rt_dir=$(dirname "$TSAOT_OPINFO_RT")
 rt_file=$(basename "$TSAOT_OPINFO_RT")
-in_group=0
+placed=0
 for a in "$@"; do
   shift
   case "$a" in
-    -Wl,--start-group) in_group=1; continue ;;
-    -Wl,--end-group) in_group=0; set -- "$@" "$rt_dir/$rt_file" "-Wl,-rpath,$rt_dir"; continue ;;
+    */libtsaot_*.a)
+      if [ "$placed" = 0 ]; then
+        placed=1
+        set -- "$@" "$rt_dir/$rt_file" "-Wl,-rpath,$rt_dir"
+      fi
+      continue ;;
     -Wl,--exclude-libs,ALL) continue ;;
   esac
-  [ "$in_group" = 1 ] && continue
   set -- "$@" "$a"
 done
 exec "${CC:-cc}" "$@"

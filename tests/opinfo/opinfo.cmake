@@ -32,10 +32,11 @@ list(TRANSFORM _tsaot_opinfo_dl PREPEND -l)
 add_custom_command(
   OUTPUT ${TSAOT_OPINFO_RT}
   COMMAND ${CMAKE_C_COMPILER} -shared -o ${TSAOT_OPINFO_RT} -Wl,-soname,libtsaot_opinfo_rt.so
-          ${_tsaot_opinfo_san} -Wl,--whole-archive $<TARGET_FILE:tsaot_rt> $<TARGET_FILE:tsaot_fe>
-          $<TARGET_FILE:tsaot_passes> $<TARGET_FILE:tsaot_ir> -Wl,--no-whole-archive
+          ${_tsaot_opinfo_san} -Wl,--whole-archive $<TARGET_FILE:tsaot_loader> $<TARGET_FILE:tsaot_fe>
+          $<TARGET_FILE:tsaot_passes> $<TARGET_FILE:tsaot_rt> $<TARGET_FILE:tsaot_core> $<TARGET_FILE:tsaot_ir>
+          -Wl,--no-whole-archive
           ${TSAOT_OPENBLAS_LIBRARY} ${TSAOT_LIBZIP_LINK_LIBRARIES} -lm -lpthread ${_tsaot_opinfo_dl}
-  DEPENDS tsaot_rt tsaot_fe tsaot_passes tsaot_ir
+  DEPENDS tsaot_loader tsaot_fe tsaot_passes tsaot_rt tsaot_core tsaot_ir
   COMMENT "Linking the runtime as one shared library for opinfo.compiled"
   VERBATIM)
 add_custom_target(tsaot_opinfo_rt ALL DEPENDS ${TSAOT_OPINFO_RT})

@@ -12,7 +12,7 @@
  *     libdevice linked for the C library's functions (or the clear error
  *     without it);
  *   - the embedded image (NAME_cuda) read back through the JIT with
- *     runtime/cuda.h's layout. */
+ *     runtime/hosted/cuda.h's layout. */
 #include "cg_jit.h"
 #include "codegen.h"
 #include "cuda.h"

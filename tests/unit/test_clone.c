@@ -460,7 +460,7 @@ static void test_inline_budget(void) {
     ts_diag d = {0};
     bool ok = ts_pass_inline_limited(caller, resolve, &c, limit, &d);
     if (limit == 3) {
-      TS_CHECK(ok && ts_pass_count_nodes(caller) == 3 && ts_pass_count_kind(caller, TS_K_prim_CallFunction) == 0);
+      TS_CHECK(ok && ts_graph_count_nodes(caller) == 3 && ts_graph_count_kind(caller, TS_K_prim_CallFunction) == 0);
     } else if (TS_CHECK(!ok) && !TS_CHECK(d.errors == 1 && d.text.data &&
                                           strcmp(d.text.data, "error: inline: inlining __torch__.f would make the graph "
                                                               "3 nodes, over the limit of 2 (graph size)\n") == 0)) {

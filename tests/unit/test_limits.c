@@ -71,8 +71,8 @@ static void test_unroll_budget(void) {
     ts_diag d = {0};
     TS_CHECK(ts_pass_unroll_limited(g, budget, &d));
     TS_CHECK_INTEQ(d.errors, 0);
-    TS_CHECK_INTEQ(ts_pass_count_kind(g, TS_K_prim_Loop), budget == 6 ? 0 : 1);
-    TS_CHECK_INTEQ(ts_pass_count_kind(g, TS_K_aten_neg), budget == 6 ? 3 : 1);
+    TS_CHECK_INTEQ(ts_graph_count_kind(g, TS_K_prim_Loop), budget == 6 ? 0 : 1);
+    TS_CHECK_INTEQ(ts_graph_count_kind(g, TS_K_aten_neg), budget == 6 ? 3 : 1);
     TS_CHECK(ts_graph_verify(g, &d));
     ts_diag_free(&d);
     ts_graph_free(g);

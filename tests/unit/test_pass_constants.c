@@ -282,7 +282,7 @@ static int pooled_constants(const char *src, const float *data) {
   ts_diag d = {0};
   int n = -1;
   if (TS_CHECK(ts_pass_constant_pooling(g, &d)) && TS_CHECK(verify(g)))
-    n = (int)ts_pass_count_kind(g, TS_K_prim_Constant);
+    n = (int)ts_graph_count_kind(g, TS_K_prim_Constant);
   ts_diag_free(&d);
   ts_graph_free(g);
   return n;

@@ -1,5 +1,5 @@
 /* tests/unit/test_pass_fuse.c: passes/fuse.c and prim::FusionGroup in the
- * interpreter (runtime/interp.c).
+ * interpreter (runtime/hosted/interp.c).
  *
  * Each graph below is run twice in the interpreter on the same inputs: as
  * read, and after ts_pass_fuse. A group runs the kernels of the ops it holds
@@ -101,7 +101,7 @@ static void check_fused(const char *name, const char *text, uint32_t groups) {
     fprintf(stderr, "%s: %s", name, d.text.data ? d.text.data : "\n");
     goto out;
   }
-  if (!TS_CHECK_INTEQ(ts_pass_count_kind(f, TS_K_prim_FusionGroup), groups)) {
+  if (!TS_CHECK_INTEQ(ts_graph_count_kind(f, TS_K_prim_FusionGroup), groups)) {
     ts_buf b = {0};
     ts_graph_print(&b, f);
     fprintf(stderr, "%s:\n%s", name, b.data ? b.data : "");

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "model.h"
+#include "loader.h"
 #include "npy.h"
 #include "op_cases.h"
 #include "passes.h"

@@ -1,5 +1,5 @@
 /* tests/unit/test_rt_aot.c: the run-time half of compiled models
- * (runtime/aot.c) without the code generator: descriptors built here by
+ * (runtime/hosted/aot.c) without the code generator: descriptors built here by
  * hand, as codegen/entry.c emits them.
  *
  *   - numbering of nodes and tensor constants, node_supported's reasons;
@@ -20,7 +20,7 @@
  *     interpreter's one-node runner; a table of copies per x86-64 level,
  *     of which the one for ts_rt_cpu_level's level runs. */
 #include "aot.h"
-#include "model.h"
+#include "loader.h"
 #include "npy.h"
 #include "passes.h"
 #include "runtime.h"

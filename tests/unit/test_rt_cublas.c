@@ -1,4 +1,4 @@
-/* tests/unit/test_rt_cublas.c: runtime/cublas.c, cuBLAS's SGEMM opened at run
+/* tests/unit/test_rt_cublas.c: runtime/hosted/cublas.c, cuBLAS's SGEMM opened at run
  * time, with row-major semantics.
  *
  *   - no cuBLAS ($TSAOT_LIBCUBLAS naming a missing file, or none of the

@@ -1,4 +1,4 @@
-/* tests/unit/test_rt_cuda.c: runtime/cuda.c, the CUDA driver opened at run
+/* tests/unit/test_rt_cuda.c: runtime/hosted/cuda.c, the CUDA driver opened at run
  * time.
  *
  *   - no driver (TSAOT_LIBCUDA naming a missing file): the clear error;

@@ -1,4 +1,4 @@
-/* tests/unit/test_rt_interp.c: the reference interpreter (runtime/interp.c)
+/* tests/unit/test_rt_interp.c: the reference interpreter (runtime/hosted/interp.c)
  * on small graphs read with ts_graph_parse: constants, containers, If and
  * Loop (carried values, early exit, swaps), objects and calls through the
  * resolver, errors with their source location, and that values are
@@ -6,7 +6,7 @@
  * resolver, which the interpreter calls when a prim::CallFunction first
  * runs). Kernel-dependent cases run only once the kernels exist. */
 #include "runtime.h"
-#include "model.h"
+#include "loader.h"
 #include "npy.h"
 #include "test.h"
 
@@ -633,7 +633,7 @@ static void test_chunk(void) {
   ts_rt_ctx_free(&ctx);
 }
 
-/* runtime/model.c: the module tree of a fixture and its forward against
+/* loader/model.c: the module tree of a fixture and its forward against
  * PyTorch's output (tests/fixtures/small_mlp, made by make_fixtures.py). */
 static void test_model(void) {
   const char *dir = TSAOT_SOURCE_DIR "/tests/fixtures/small_mlp/";

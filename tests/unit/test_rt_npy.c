@@ -1,4 +1,4 @@
-/* tests/unit/test_rt_npy.c: runtime/npy.c against files NumPy wrote, round
+/* tests/unit/test_rt_npy.c: runtime/hosted/npy.c against files NumPy wrote, round
  * trips of every dtype NumPy has, Fortran order, 0-d and empty arrays, and
  * hostile headers. The byte strings are NumPy 1.24's np.save output (the
  * python line above each). */

@@ -1,4 +1,4 @@
-/* runtime/io.c: a program's arguments and results as arrays, by one set of
+/* runtime/hosted/io.c: a program's arguments and results as arrays, by one set of
  * rules for tsaot-run's .npy files and compiled models' DLTensors
  * (include/tsaot.h, ../shared/DESIGN.md "Command-line contract").
  *

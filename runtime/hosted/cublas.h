@@ -1,6 +1,6 @@
-/* runtime/cublas.h: cuBLAS's single-precision GEMM, opened at run time.
+/* runtime/hosted/cublas.h: cuBLAS's single-precision GEMM, opened at run time.
  *
- * Like runtime/cuda.h for the driver: nothing here includes cublas_v2.h or
+ * Like runtime/hosted/cuda.h for the driver: nothing here includes cublas_v2.h or
  * links libcublas. ts_rt_cublas_open dlopens $TSAOT_LIBCUBLAS (tests point it
  * at tests/cuda/fake_libcublas.c) or else libcublas.so.13, .so.12, .so in
  * turn, resolves the few entry points used, and makes one handle bound to

@@ -1,4 +1,4 @@
-/* runtime/aot.c: the run-time half of compiled models (runtime/aot.h,
+/* runtime/hosted/aot.c: the run-time half of compiled models (hosted/aot.h,
  * include/tsaot.h).
  *
  * Init parses the embedded graph texts, points their tensor constants at
@@ -9,7 +9,7 @@
  * the graph itself when there is no entry function) is built then too, so
  * that a run builds nothing. A run reads the caller's DLTensors back into
  * forward's arguments by their declared types (include/tsaot.h's slots,
- * runtime/io.c's ts_rt_io_args; the types come from the signature the
+ * runtime/hosted/io.c's ts_rt_io_args; the types come from the signature the
  * descriptor embeds), checks them against the specialisation (the guard:
  * the input specs walked with the values, ts_aot_match), and runs the entry
  * function (on the arguments' leaves when the graph was specialised to
@@ -35,9 +35,7 @@
  */
 #include "aot.h"
 #include "gpu.h"
-#include "model.h"
 
-#include "passes.h"
 #include "tsaot.h"
 
 #include <pthread.h>
@@ -90,7 +88,7 @@ struct ts_rt_aot_model {
   ts_aot_node *nodes;
   uint32_t nnodes;
   ts_rt_interp *ip;
-  ts_rt_model *model; /* desc->archive loaded: the module object and its methods */
+  void *model; /* desc->archive loaded (desc->module_ops): the module object and its methods */
   ts_rt_ctx ctx;      /* init's errors; owns the worker pool that runs borrow */
   /* every constant the code and the interpreter hold, marked
    * TS_RT_RC_SHARED, with a reference of the model's: unmarked and
@@ -158,27 +156,63 @@ typedef struct ts_aot_last {
   char err[TS_AOT_ERR_CAP];
 } ts_aot_last;
 
-static _Thread_local ts_aot_last ts_aot_lasts[TS_AOT_LAST_MODELS];
-static _Thread_local unsigned ts_aot_last_next;
+/* A thread's records are on the heap, found through a thread-local pointer
+ * (an array of them in TLS, 4 KiB, would be in every thread of every
+ * program that links the runtime) and freed at the thread's exit by a
+ * key's destructor. */
+typedef struct ts_aot_lasts {
+  ts_aot_last v[TS_AOT_LAST_MODELS];
+  unsigned next;
+} ts_aot_lasts;
+
+static _Thread_local ts_aot_lasts *ts_aot_mine;
+static pthread_key_t ts_aot_lasts_key;
+static pthread_once_t ts_aot_lasts_once = PTHREAD_ONCE_INIT;
+static bool ts_aot_lasts_key_ok;
+
+static void ts_aot_lasts_make_key(void) { ts_aot_lasts_key_ok = pthread_key_create(&ts_aot_lasts_key, free) == 0; }
+
+/* The calling thread's records; with make, made on first use (the C
+ * library's: they outlive runs' heaps). NULL when there are none. */
+static ts_aot_lasts *ts_aot_lasts_of_thread(bool make) {
+  if (ts_aot_mine || !make)
+    return ts_aot_mine;
+  pthread_once(&ts_aot_lasts_once, ts_aot_lasts_make_key);
+  ts_aot_lasts *l = calloc(1, sizeof *l);
+  if (l && ts_aot_lasts_key_ok && pthread_setspecific(ts_aot_lasts_key, l) != 0) {
+    free(l);
+    l = NULL;
+  }
+  ts_aot_mine = l;
+  return l;
+}
 
 /* The calling thread's record of desc; with make, a new one (cleared)
- * replaces the oldest when there is none. */
+ * replaces the oldest when there is none. NULL: none (or out of memory). */
 static ts_aot_last *ts_aot_last_of(const ts_rt_aot_desc *desc, bool make) {
+  ts_aot_lasts *t = ts_aot_lasts_of_thread(make);
+  if (!t)
+    return NULL;
   for (unsigned i = 0; i < TS_AOT_LAST_MODELS; i++)
-    if (ts_aot_lasts[i].desc == desc)
-      return &ts_aot_lasts[i];
+    if (t->v[i].desc == desc)
+      return &t->v[i];
   if (!make)
     return NULL;
-  ts_aot_last *l = &ts_aot_lasts[ts_aot_last_next++ % TS_AOT_LAST_MODELS];
+  ts_aot_last *l = &t->v[t->next++ % TS_AOT_LAST_MODELS];
   l->desc = desc;
   l->bailout = 0;
   l->err[0] = 0;
   return l;
 }
 
-/* A new call of desc from this thread: its record, cleared. */
-static ts_aot_last *ts_aot_last_begin(const ts_rt_aot_desc *desc) {
+/* A new call of desc from this thread: its record, cleared; `spare` (the
+ * caller's) when the thread's records cannot be made: the call still
+ * works, last_error then has nothing to say. */
+static ts_aot_last *ts_aot_last_begin(const ts_rt_aot_desc *desc, ts_aot_last *spare) {
   ts_aot_last *l = ts_aot_last_of(desc, true);
+  if (!l)
+    l = spare;
+  l->desc = desc;
   l->bailout = 0;
   l->err[0] = 0;
   return l;
@@ -562,33 +596,26 @@ static uint8_t *ts_aot_wcopy_of(ts_rt_aot_model *m, uint64_t offset, uint64_t nb
   return mem;
 }
 
-/* Constants of g (nodes[i] with tcs[i]) that the graph may write get a
- * writable copy of their bytes (constants of fusion subgraphs are read by
- * pointwise ops only). */
-static bool ts_aot_writable(ts_rt_aot_model *m, ts_graph *g, ts_node **nodes, const ts_rt_aot_tconst *tcs,
-                            uint32_t n) {
-  ts_diag d = {0};
-  ts_alias_db *db = ts_alias_db_new(g, &d);
-  ts_diag_free(&d);
-  if (!db) {
-    ts_aot_seterr(m->err, "alias analysis of the graph failed");
-    return false;
-  }
-  bool ok = true;
-  for (uint32_t i = 0; i < n && ok; i++) {
-    if (nodes[i]->graph != g || !ts_alias_has_writers(db, nodes[i]->outputs[0]))
-      continue;
+/* Constants of g (nodes[i] with tcs[i]) that the compiler did not find
+ * never written get a writable copy of their bytes; the others are marked
+ * for the kernels (TS_NODE_NEVER_WRITTEN: packed weights may be kept). */
+static bool ts_aot_writable(ts_rt_aot_model *m, ts_node **nodes, const ts_rt_aot_tconst *tcs, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
     const ts_rt_aot_tconst *tc = &tcs[i];
+    if (tc->flags & TS_RT_AOT_TCONST_NEVER_WRITTEN) {
+      nodes[i]->flags |= TS_NODE_NEVER_WRITTEN;
+      continue;
+    }
+    nodes[i]->flags &= ~(uint32_t)TS_NODE_NEVER_WRITTEN;
     uint8_t *mem = ts_aot_wcopy_of(m, tc->offset, tc->nbytes);
     ts_tconst t = {.dtype = (int8_t)tc->dtype, .rank = tc->rank, .sizes = tc->sizes, .strides = tc->strides,
                    .data = mem};
     if (!mem || !ts_node_set_t(nodes[i], "value", &t)) {
       ts_aot_seterr(m->err, "out of memory");
-      ok = false;
+      return false;
     }
   }
-  ts_alias_db_free(db);
-  return ok;
+  return true;
 }
 
 /* Points g's tensor constants at the weights: tconsts[0, n) in
@@ -632,7 +659,7 @@ static bool ts_aot_attach(ts_rt_aot_model *m, ts_graph *g, const ts_rt_aot_tcons
     }
   }
   if (ok)
-    ok = ts_aot_writable(m, g, nodes, tcs, n);
+    ok = ts_aot_writable(m, nodes, tcs, n);
   ts_rt_free(nodes);
   return ok;
 }
@@ -709,7 +736,7 @@ static bool ts_aot_bind(ts_rt_aot_model *m, ts_aot_node *an, const ts_node *n) {
 
 /* Whether a node of b (its blocks and subgraphs included) works on objects
  * or calls: the interpreter's instructions for those keep caches that runs
- * write (runtime/interp.c), so such a model's runs take turns. */
+ * write (runtime/hosted/interp.c), so such a model's runs take turns. */
 static bool ts_aot_has_object_ops(const ts_block *b) {
   for (const ts_node *n = ts_block_first(b); n != b->ret; n = n->next) {
     if (ts_aot_is_object_op(n))
@@ -750,7 +777,8 @@ static void ts_aot_teardown(ts_rt_aot_model *m) {
   }
   ts_rt_interp_free(m->ip);
   m->ip = NULL;
-  ts_rt_model_free(m->model);
+  if (m->model)
+    m->desc->module_ops->free(m->model);
   m->model = NULL;
   for (uint32_t i = 0; i < m->nshared; i++)
     ts_iv_release(m->shared[i]);
@@ -919,7 +947,11 @@ static bool ts_aot_load(ts_rt_aot_model *m) {
     /* the graphs read the module: its own interpreter runs them */
     ts_diag md = {0};
     md.max_errors = 1;
-    m->model = ts_rt_model_load_buffer(desc->archive, desc->archive_len, desc->name, &md);
+    if (!desc->module_ops) {
+      ts_aot_seterr(m->err, "the model embeds its module but names no loader (module_ops)");
+      return false;
+    }
+    m->model = desc->module_ops->load(desc->archive, (size_t)desc->archive_len, desc->name, &md);
     if (!m->model) {
       ts_aot_seterr(m->err, "cannot load the embedded module: %s", md.text.data ? md.text.data : "?");
       ts_diag_free(&md);
@@ -1013,7 +1045,10 @@ static int ts_aot_init(ts_rt_aot_desc *desc, ts_aot_last *last) {
   return rc;
 }
 
-int ts_rt_aot_init(ts_rt_aot_desc *desc) { return ts_aot_init(desc, ts_aot_last_begin(desc)); }
+int ts_rt_aot_init(ts_rt_aot_desc *desc) {
+  ts_aot_last spare;
+  return ts_aot_init(desc, ts_aot_last_begin(desc, &spare));
+}
 
 void ts_rt_aot_release(ts_rt_aot_desc *desc) {
   pthread_mutex_lock(&ts_aot_init_mu);
@@ -1105,7 +1140,7 @@ static void ts_aot_gpu_off(ts_rt_aot_model *m) {
 }
 
 int ts_rt_aot_set_device(ts_rt_aot_desc *desc, const void *image, const char *device) {
-  ts_aot_last *last = ts_aot_last_begin(desc);
+  ts_aot_last spare, *last = ts_aot_last_begin(desc, &spare);
   int rc = ts_aot_init(desc, last);
   if (rc != TSAOT_OK)
     return rc;
@@ -1651,8 +1686,8 @@ static int ts_aot_exec(ts_rt_aot_state *st, const DLTensor *inputs, int ninputs)
   if (!ok) {
   } else if (m->model && (match || m->fallback)) {
     st->bailout = !match;
-    ok = ts_rt_model_run_graph(m->model, c, "forward", match ? m->graph : m->fallback, args + 1, nargs - 1, st->rets,
-                               NULL);
+    ok = desc->module_ops->run_graph(m->model, c, "forward", match ? m->graph : m->fallback, args + 1, nargs - 1,
+                                     st->rets, NULL);
   } else if (match && desc->entry) {
     ok = desc->entry(st, c, args, st->rets);
   } else if (match) {
@@ -1782,7 +1817,7 @@ static int ts_aot_run_on(ts_rt_aot_state *st, const DLTensor *inputs, int ninput
 
 int ts_rt_aot_run(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLManagedTensor **outputs,
                   int max_outputs, int *noutputs) {
-  ts_aot_last *last = ts_aot_last_begin(desc);
+  ts_aot_last spare, *last = ts_aot_last_begin(desc, &spare);
   if (noutputs)
     *noutputs = 0;
   if (!outputs || !noutputs || max_outputs < 0) {
@@ -1889,7 +1924,7 @@ static int ts_aot_run_static_on(ts_rt_aot_state *st, const DLTensor *inputs, int
 
 int ts_rt_aot_run_static(ts_rt_aot_desc *desc, const DLTensor *inputs, int ninputs, DLTensor *outputs,
                          int noutputs, void *arena, size_t arena_size) {
-  ts_aot_last *last = ts_aot_last_begin(desc);
+  ts_aot_last spare, *last = ts_aot_last_begin(desc, &spare);
   int rc = ts_aot_init(desc, last);
   if (rc != TSAOT_OK)
     return rc;

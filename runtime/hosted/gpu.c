@@ -1,4 +1,4 @@
-/* runtime/gpu.c: the GPU run path (runtime/gpu.h). */
+/* runtime/hosted/gpu.c: the GPU run path (hosted/gpu.h). */
 #include "gpu.h"
 
 #include "cublas.h"
@@ -156,6 +156,7 @@ static ts_rt_devbuf *ts_gpu_dev(ts_rt_gpu *g, ts_rt_ctx *c, ts_rt_storage *s, bo
     b->g = g;
     b->dev_stale = true;
     s->dev = b;
+    s->dev_free = ts_rt_devbuf_free;
   }
   if (b->dev_stale && !overwrite && !ts_gpu_move(g, c, s, true))
     return NULL;
@@ -287,6 +288,7 @@ ts_rt_tensor *ts_rt_gpu_tensor_from_dl(ts_rt_gpu *g, ts_rt_ctx *c, const DLTenso
   b->g = g;
   b->host_stale = true;
   t->storage->dev = b;
+  t->storage->dev_free = ts_rt_devbuf_free;
   return t;
 }
 

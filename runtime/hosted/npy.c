@@ -1,4 +1,4 @@
-/* runtime/npy.c: reading and writing NumPy .npy files (see npy.h).
+/* runtime/hosted/npy.c: reading and writing NumPy .npy files (see npy.h).
  *
  * Layout: "\x93NUMPY", major, minor, the header length (2 bytes little-endian
  * for version 1, 4 for versions 2 and 3), then the header, a Python dict

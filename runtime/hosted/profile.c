@@ -1,4 +1,4 @@
-/* runtime/profile.c: time per node for tsaot-bench --profile (runtime.h,
+/* runtime/hosted/profile.c: time per node for tsaot-bench --profile (runtime.h,
  * "profile.c"). Entries are found by node pointer through a small open
  * addressing table; the cost when profiling is off is one pointer test in
  * the interpreter's loop and in compiled code's calls. Entries use libc's
@@ -9,12 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-uint64_t ts_rt_now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 static uint32_t ts_prof_hash(const ts_node *n, uint32_t mask) {
   uint64_t h = (uint64_t)(uintptr_t)n * 0x9E3779B97F4A7C15ull;

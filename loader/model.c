@@ -1,4 +1,4 @@
-/* runtime/model.c: a TorchScript archive ready to run (model.h).
+/* loader/model.c: a TorchScript archive ready to run (loader.h).
  *
  * The pickled module tree (ts_pv values) becomes IValues: one ts_rt_class
  * per class qualname with the class's declared attributes as slots, objects
@@ -7,13 +7,14 @@
  * sharing. The interpreter's resolver finds methods and functions through
  * the frontend (lookup.h).
  */
-#include "model.h"
+#include "loader.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lookup.h"
+#include "passes.h"
 
 /* Nesting of the pickled tree the loader follows. */
 enum { TS_RM_MAX_DEPTH = 1000 };
@@ -548,7 +549,9 @@ ts_graph *ts_rt_model_graph(ts_rt_model *m, const char *method, ts_diag *d) {
     if (strcmp(m->methods[i].name, method) == 0)
       return m->methods[i].g;
   ts_graph *g = ts_fe_model_method_inlined(m->fe, method, d);
-  if (!g)
+  /* the constants that kernels may keep packed copies of (the runtime
+   * analyses no graph itself) */
+  if (!g || !ts_pass_mark_never_written(g, d))
     return NULL;
   size_t len = strlen(method);
   char *name = malloc(len + 1);
@@ -646,3 +649,19 @@ bool ts_rt_model_run_graph(ts_rt_model *m, ts_rt_ctx *ctx, const char *method, t
 }
 
 ts_iv ts_rt_model_root(const ts_rt_model *m) { return m->root; }
+
+/* ts_rt_model_aot_ops: the loader behind runtime/hosted/aot.c's
+ * ts_rt_aot_module_ops (the model as void *). */
+static void *ts_rm_aot_load(const void *data, size_t len, const char *name, ts_diag *d) {
+  return ts_rt_model_load_buffer(data, len, name, d);
+}
+
+static bool ts_rm_aot_run_graph(void *m, ts_rt_ctx *ctx, const char *method, ts_graph *g, const ts_iv *args,
+                                uint32_t nargs, ts_iv *ret, ts_buf *where) {
+  return ts_rt_model_run_graph(m, ctx, method, g, args, nargs, ret, where);
+}
+
+static void ts_rm_aot_free(void *m) { ts_rt_model_free(m); }
+
+const ts_rt_aot_module_ops ts_rt_model_aot_ops = {
+    .load = ts_rm_aot_load, .run_graph = ts_rm_aot_run_graph, .free = ts_rm_aot_free};

@@ -1,4 +1,4 @@
-/* runtime/interp.c: the reference interpreter (../shared/reference,
+/* runtime/hosted/interp.c: the reference interpreter (../shared/reference,
  * "Interpreter").
  *
  * A graph is linearised once into register-machine code: one register per
@@ -17,7 +17,7 @@
  * ahead, ts_rt_interp_prepare) and instructions keep small run-time caches
  * (attribute slots, callees). Once every graph and node it runs is prepared,
  * runs of code without object or call instructions only read it, and may
- * go on on several threads (runtime/aot.c relies on this). Compiled code (runtime/aot.c) runs the nodes
+ * go on on several threads (runtime/hosted/aot.c relies on this). Compiled code (runtime/hosted/aot.c) runs the nodes
  * it does not compile one at a time (ts_rt_interp_node): a node becomes the
  * one instruction the code builder makes for it, kept by node address, run
  * through the same dispatch. Memory comes from ts_rt_malloc (a compiled
@@ -307,7 +307,7 @@ static const ts_type *ts_ip_list_elem(const ts_type *t) {
   return t && t->kind == TS_TY_LIST ? t->elems[0] : NULL;
 }
 
-/* The value of a prim::Constant (runtime/constant.c), located at n on
+/* The value of a prim::Constant (runtime/hosted/constant.c), located at n on
  * failure. */
 static bool ts_ip_const_value(ts_ip_build *b, const ts_node *n, ts_iv *out) {
   ts_rt_interp *ip = b->s->ip;
@@ -1428,7 +1428,7 @@ bool ts_rt_interp_run(ts_rt_interp *ip, ts_rt_ctx *ctx, ts_graph *g, const ts_iv
 
 /* ------------------------------------------------------- one node at a time
  *
- * Compiled code (runtime/aot.c) runs the nodes it does not compile one by
+ * Compiled code (runtime/hosted/aot.c) runs the nodes it does not compile one by
  * one: each becomes the single instruction the code builder makes for it,
  * kept in a table keyed by the node's address, and runs through the same
  * dispatch as an instruction of a graph's code. */

@@ -1,4 +1,4 @@
-/* runtime/npy.h: NumPy .npy files (format 1.0-3.0), for tsaot-run and the
+/* runtime/hosted/npy.h: NumPy .npy files (format 1.0-3.0), for tsaot-run and the
  * tests: little-endian <f4 <f8 <f2 <i8 <i4 <i2 |i1 |u1 |b1 (and '=' / '|'
  * byte orders meaning the same), C or Fortran order, any rank up to
  * TS_RT_MAX_DIMS. The header is untrusted input: lengths, shapes and the

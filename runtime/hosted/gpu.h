@@ -1,6 +1,6 @@
-/* runtime/gpu.h: the GPU run path of a model compiled with --device cuda.
+/* runtime/hosted/gpu.h: the GPU run path of a model compiled with --device cuda.
  *
- * NAME_set_device("cuda") opens the driver (runtime/cuda.h) and the
+ * NAME_set_device("cuda") opens the driver (runtime/hosted/cuda.h) and the
  * library's PTX; from then on a run keeps two copies of each storage it
  * touches, the host's and the device's, with a flag each saying which is
  * out of date (ts_rt_devbuf, hung on the storage):
@@ -9,7 +9,7 @@
  *     are uploaded if the device copy is stale, its outputs exist only on
  *     the device (the host copy is stale);
  *   - a GEMM-shaped op (aten::linear, mm, addmm, matmul, bmm on float32)
- *     runs through cuBLAS (runtime/cublas.h) when it opened;
+ *     runs through cuBLAS (runtime/hosted/cublas.h) when it opened;
  *   - any other op runs its CPU kernel: stale host copies of its inputs are
  *     downloaded first (ops that only look at sizes and strides, the view
  *     ops, download nothing), and the device copies of the inputs it
@@ -45,6 +45,10 @@ typedef struct ts_rt_devbuf {
   bool owned;        /* false: a caller's kDLCUDA memory */
   ts_rt_gpu *g;
 } ts_rt_devbuf;
+
+/* A storage's device copy back to its model's cache (the storage's
+ * dev_free). */
+void ts_rt_devbuf_free(ts_rt_devbuf *b);
 
 /* Opens device `ordinal`, loads the image and its kernels (binding the
  * emulated ones when the driver is a stand-in that takes them), and opens

@@ -1,4 +1,4 @@
-/* runtime/aot.h: what generated code (codegen/) links against.
+/* runtime/hosted/aot.h: what generated code (codegen/) links against.
  *
  * A compiled model is a descriptor (ts_rt_aot_desc) that the generated
  * object defines, an entry function, its fused kernels, and thin exported
@@ -34,8 +34,8 @@
 
 /* 2: ts_rt_aot_fusion takes a kernel's copies per x86-64 level; 3: the
  * descriptor's signature, leaves and nslots (include/tsaot.h's argument
- * slots) */
-#define TS_RT_AOT_ABI 3
+ * slots); 4: tconst flags (never written), the descriptor's module_ops */
+#define TS_RT_AOT_ABI 4
 
 struct tsaot_profile_row; /* include/tsaot.h */
 
@@ -47,7 +47,15 @@ typedef struct ts_rt_aot_tconst {
   int32_t rank;
   const int64_t *sizes;
   const int64_t *strides;
+  uint32_t flags;  /* TS_RT_AOT_TCONST_* */
 } ts_rt_aot_tconst;
+
+/* ts_rt_aot_tconst.flags, decided by the compiler (the runtime analyses no
+ * graph). Without NEVER_WRITTEN the constant gets a writable copy of its
+ * bytes at init. */
+enum {
+  TS_RT_AOT_TCONST_NEVER_WRITTEN = 1u << 0, /* no node writes it (ts_pass_mark_never_written) */
+};
 
 /* One input slot or output of the specialisation: include/tsaot.h's
  * tsaot_spec kinds (TSAOT_SPEC_TENSOR ..., | TSAOT_SPEC_OPTIONAL), and for
@@ -81,6 +89,17 @@ typedef struct ts_rt_aot_state_head {
  * to rets. False after an error (recorded through ts_rt_aot_fail_node or
  * the helpers below). */
 typedef bool (*ts_rt_aot_entry_fn)(ts_rt_aot_state *st, ts_rt_ctx *ctx, ts_iv *args, ts_iv *rets);
+
+/* The archive loader (loader/loader.h: ts_rt_model_aot_ops) as init and
+ * runs call it for a model that embeds its archive: a table the object
+ * names, so that the runtime links no frontend and only such models link
+ * the loader. `model` is the loader's ts_rt_model. */
+typedef struct ts_rt_aot_module_ops {
+  void *(*load)(const void *data, size_t len, const char *name, ts_diag *d);
+  bool (*run_graph)(void *model, ts_rt_ctx *ctx, const char *method, ts_graph *g, const ts_iv *args, uint32_t nargs,
+                    ts_iv *ret, ts_buf *where);
+  void (*free)(void *model);
+} ts_rt_aot_module_ops;
 
 /* What the generated object defines (writable: init fills `state`). */
 typedef struct ts_rt_aot_desc {
@@ -124,6 +143,7 @@ typedef struct ts_rt_aot_desc {
    * the arguments; 0: both take the arguments */
   uint32_t leaves;
   int32_t nslots;           /* NAME_num_inputs: the specialisation's slots, -1 when they vary */
+  const ts_rt_aot_module_ops *module_ops; /* with archive: &ts_rt_model_aot_ops; else NULL */
 } ts_rt_aot_desc;
 
 /* ------------------------------------------------------- numbering (aot.c) */
@@ -162,7 +182,7 @@ size_t ts_rt_aot_arena_size(ts_rt_aot_desc *desc);
 uint64_t ts_rt_aot_call_bytes(uint32_t nparams, uint32_t nrets);
 void ts_rt_aot_set_threads(ts_rt_aot_desc *desc, int n);
 /* image: the library's ts_rt_cuda_image (NULL: compiled for the CPU only);
- * device "cpu", "cuda", "cuda:N" (runtime/gpu.h) */
+ * device "cpu", "cuda", "cuda:N" (runtime/hosted/gpu.h) */
 int ts_rt_aot_set_device(ts_rt_aot_desc *desc, const void *image, const char *device);
 /* out: include/tsaot.h's tsaot_device_stats */
 int ts_rt_aot_device_stats(ts_rt_aot_desc *desc, void *tsaot_device_stats_out);

@@ -1,4 +1,4 @@
-/* runtime/constant.c: the value of a prim::Constant as an IValue, as
+/* runtime/hosted/constant.c: the value of a prim::Constant as an IValue, as
  * PyTorch's toIValue (torch/csrc/jit/ir/constants.cpp) reads a constant
  * node. The interpreter loads constants with it, and the passes that fold
  * values (constant propagation, freezing) read constants with it, so a

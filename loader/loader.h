@@ -1,11 +1,14 @@
-/* runtime/model.h: a TorchScript archive ready to run in the reference
- * interpreter. The one part of runtime/ that needs the frontend: it turns
- * the pickled module tree (ts_pv values) into IValue objects and resolves
- * methods and functions to the frontend's graphs.
+/* loader/loader.h: a TorchScript archive ready to run in the reference
+ * interpreter (the library tsaot_loader, above frontend/ and runtime/: the
+ * runtime itself never reads an archive). It turns the pickled module tree
+ * (ts_pv values) into IValue objects and resolves methods and functions to
+ * the frontend's graphs. Compiled models that embed their archive reach it
+ * only through ts_rt_model_aot_ops, which their descriptor names.
  */
-#ifndef TS_RT_MODEL_H
-#define TS_RT_MODEL_H
+#ifndef TS_LOADER_H
+#define TS_LOADER_H
 
+#include "aot.h"
 #include "frontend.h"
 #include "runtime.h"
 
@@ -48,5 +51,10 @@ const char *ts_rt_model_source(void *m, const char *file, size_t *len);
  * no default. */
 bool ts_rt_model_defaults(ts_rt_model *m, ts_rt_ctx *ctx, const ts_graph *g, const char *method, ts_iv *all,
                           uint32_t given);
+/* The loader as runtime/hosted/aot.c calls it (load from the embedded
+ * archive, run a graph with the module, free): what codegen/entry.c puts in
+ * the descriptor of a model that embeds its archive, so that only such a
+ * model links this library. */
+extern const ts_rt_aot_module_ops ts_rt_model_aot_ops;
 
 #endif

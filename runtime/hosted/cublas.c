@@ -1,4 +1,4 @@
-/* runtime/cublas.c: cuBLAS through dlopen (runtime/cublas.h).
+/* runtime/hosted/cublas.c: cuBLAS through dlopen (hosted/cublas.h).
  *
  * The prototypes are cublas_api.h's (cuBLAS 12/13; the _v2 names are what
  * cublas_v2.h's macros make of cublasCreate, cublasSgemm, ...), written out

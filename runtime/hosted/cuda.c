@@ -1,4 +1,4 @@
-/* runtime/cuda.c: the CUDA driver API through dlopen (runtime/cuda.h).
+/* runtime/hosted/cuda.c: the CUDA driver API through dlopen (hosted/cuda.h).
  *
  * The driver is looked up at run time so that the runtime has no link-time
  * dependency on it: a CPU-only host loads everything and is told, only

@@ -1,4 +1,4 @@
-/* runtime/cuda.h: the CUDA driver API, opened at run time.
+/* runtime/hosted/cuda.h: the CUDA driver API, opened at run time.
  *
  * Nothing here includes cuda.h or links libcuda: ts_rt_cuda_open dlopens
  * libcuda.so.1 on first use and resolves the few entry points it needs, so
