@@ -47,15 +47,16 @@ def compare(got, want, atol, rtol):
     if want.dtype.kind in "biu":
         bad = np.count_nonzero(got != want)
         return None if bad == 0 else "%d of %d elements differ" % (bad, want.size)
+    # flat, so that 0-d arrays stay arrays through abs and masks
     if want.dtype.kind == "c":
         # complex: each part by the rule, an element off if either part is
-        g, w = got.astype(np.complex128), want.astype(np.complex128)
+        g, w = got.astype(np.complex128).reshape(-1), want.astype(np.complex128).reshape(-1)
         parts = [(g.real, w.real), (g.imag, w.imag)]
     else:
-        g, w = got.astype(np.float64), want.astype(np.float64)
+        g, w = got.astype(np.float64).reshape(-1), want.astype(np.float64).reshape(-1)
         parts = [(g, w)]
-    ok = np.ones(want.shape, dtype=bool)
-    err = np.zeros(want.shape)
+    ok = np.ones(want.size, dtype=bool)
+    err = np.zeros(want.size)
     for gp, wp in parts:
         ok &= np.isclose(gp, wp, atol=atol, rtol=rtol, equal_nan=True)
         e = np.abs(gp - wp)
