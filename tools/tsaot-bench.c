@@ -76,9 +76,13 @@ static void ts_bench_usage(FILE *f) {
           "  -h, --help         this text\n"
           "\n"
           "The JSON object has model, threads, iters, interp_median_ms, interp_min_ms,\n"
-          "compiled_median_ms, compiled_min_ms, ratio (interpreter / compiled, medians),\n"
-          "compile_s, so_bytes, arena_bytes, first_result_ms, peak_rss_bytes (the\n"
-          "process that ran the compiled model once), bench_peak_rss_bytes (this one),\n"
+          "interp_p50_ms, interp_p90_ms, interp_p99_ms (percentiles of the timed runs,\n"
+          "interpolated; p50 is the median), compiled_median_ms, compiled_min_ms,\n"
+          "compiled_p50_ms, compiled_p90_ms, compiled_p99_ms (with --device cuda also\n"
+          "gpu_event_median_ms, _min_ms, _p50_ms, _p90_ms, _p99_ms), ratio (interpreter /\n"
+          "compiled, medians), compile_s, so_bytes, arena_bytes, first_result_ms,\n"
+          "peak_rss_bytes (the process that ran the compiled model once),\n"
+          "bench_peak_rss_bytes (this one),\n"
           "outputs, max_abs_diff, bailout, and with --profile interp_profile and\n"
           "compiled_profile (rows of op, detail, native, isa (the copy that ran, or null),\n"
           "calls, ms per run).\n"
@@ -98,6 +102,18 @@ static void ts_bench_stats(uint64_t *t, int n, double *median, double *min) {
   qsort(t, (size_t)n, sizeof *t, ts_bench_cmp_u64);
   *min = ts_bench_ms(t[0]);
   *median = n % 2 ? ts_bench_ms(t[n / 2]) : (ts_bench_ms(t[n / 2 - 1]) + ts_bench_ms(t[n / 2])) / 2;
+}
+
+/* The q-th percentile (0..100) of n sorted samples, interpolated between
+ * the two nearest ranks as numpy.percentile does by default: p50 is the
+ * median above, and a percentile never lies outside the samples. */
+static double ts_bench_pct(const uint64_t *t, int n, double q) {
+  double pos = (double)(n - 1) * q / 100.0;
+  int lo = (int)pos;
+  if (lo >= n - 1)
+    return ts_bench_ms(t[n - 1]);
+  double f = pos - lo;
+  return ts_bench_ms(t[lo]) * (1 - f) + ts_bench_ms(t[lo + 1]) * f;
 }
 
 static bool ts_bench_parse_int(const char *s, long lo, long hi, long *out) {
@@ -637,7 +653,28 @@ typedef struct ts_bench_side {
   bool ran;
   int iters;
   double median_ms, min_ms;
+  double pct_ms[3]; /* p50, p90, p99 */
 } ts_bench_side;
+
+static const double ts_bench_pcts[3] = {50, 90, 99};
+
+/* The side's statistics from its n samples (sorted in place). */
+static void ts_bench_side_stats(ts_bench_side *s, uint64_t *t, int n) {
+  ts_bench_stats(t, n, &s->median_ms, &s->min_ms);
+  for (int i = 0; i < 3; i++)
+    s->pct_ms[i] = ts_bench_pct(t, n, ts_bench_pcts[i]);
+}
+
+/* ", "NAME_p50_ms": ..., p90, p99, or nulls. */
+static void ts_bench_json_pcts(FILE *f, const char *name, const ts_bench_side *s) {
+  for (int i = 0; i < 3; i++) {
+    fprintf(f, ", \"%s_p%d_ms\": ", name, (int)ts_bench_pcts[i]);
+    if (s && s->ran)
+      fprintf(f, "%.6f", s->pct_ms[i]);
+    else
+      fputs("null", f);
+  }
+}
 
 /* Iterations for about a second of runs, from the warm-up's times. */
 static int ts_bench_iters(const ts_bench_opts *o, uint64_t warm_ns, int nwarm) {
@@ -724,7 +761,7 @@ int main(int argc, char **argv) {
   bool cuda = o.device && !strcmp(o.device, "cuda");
   ts_rt_cuda cu = {0};
   ts_cu_handle ev0 = NULL, ev1 = NULL;
-  double gpu_median_ms = -1, gpu_min_ms = -1;
+  ts_bench_side gpu = {0}; /* CUDA events around the compiled runs */
   tsaot_device_stats dstats = {0};
   if (cuda) {
     ts_buf why = {0};
@@ -915,7 +952,7 @@ int main(int argc, char **argv) {
         goto out;
       }
     }
-    ts_bench_stats(times, interp.iters, &interp.median_ms, &interp.min_ms);
+    ts_bench_side_stats(&interp, times, interp.iters);
     interp.ran = true;
   }
 
@@ -976,9 +1013,10 @@ int main(int argc, char **argv) {
         goto out;
       }
     }
-    ts_bench_stats(times, comp.iters, &comp.median_ms, &comp.min_ms);
+    ts_bench_side_stats(&comp, times, comp.iters);
     if (cuda) {
-      ts_bench_stats(gtimes, comp.iters, &gpu_median_ms, &gpu_min_ms);
+      gpu.ran = true;
+      ts_bench_side_stats(&gpu, gtimes, comp.iters);
       so.device_stats(&dstats);
     }
     free(gtimes);
@@ -1073,11 +1111,15 @@ int main(int argc, char **argv) {
       else
         printf(", \"interp_median_ms\": null, \"interp_min_ms\": null");
       printf(", \"compiled_median_ms\": %.6f, \"compiled_min_ms\": %.6f", comp.median_ms, comp.min_ms);
+      ts_bench_json_pcts(stdout, "interp", &interp);
+      ts_bench_json_pcts(stdout, "compiled", &comp);
       if (cuda)
         printf(", \"device\": \"cuda\", \"gpu_event_median_ms\": %.6f, \"gpu_event_min_ms\": %.6f, "
                "\"kernel_launches\": %llu, \"gemms\": %llu, \"host_ops\": %llu",
-               gpu_median_ms, gpu_min_ms, (unsigned long long)dstats.kernel_launches,
+               gpu.median_ms, gpu.min_ms, (unsigned long long)dstats.kernel_launches,
                (unsigned long long)dstats.gemms, (unsigned long long)dstats.host_ops);
+      if (cuda)
+        ts_bench_json_pcts(stdout, "gpu_event", &gpu);
       if (interp.ran)
         printf(", \"ratio\": %.4f", ratio);
       else
@@ -1115,8 +1157,8 @@ int main(int argc, char **argv) {
         printf("%-14s %12.4f %12.4f %8d\n", "interpreter", interp.median_ms, interp.min_ms, interp.iters);
       printf("%-14s %12.4f %12.4f %8d\n", "compiled", comp.median_ms, comp.min_ms, comp.iters);
       if (cuda) {
-        printf("%-14s %12.4f %12.4f %8d (CUDA events, host copies included)\n", "  on the GPU", gpu_median_ms,
-               gpu_min_ms, comp.iters);
+        printf("%-14s %12.4f %12.4f %8d (CUDA events, host copies included)\n", "  on the GPU", gpu.median_ms,
+               gpu.min_ms, comp.iters);
         printf("device         %s; in all: %llu kernel launches, %llu cuBLAS calls, %llu ops on the CPU with GPU "
                "data, %.2f MiB to the GPU, %.2f MiB back\n",
                dstats.description ? dstats.description : "?", (unsigned long long)dstats.kernel_launches,
