@@ -47,13 +47,16 @@ extern char **environ;
 static void ts_bench_usage(FILE *f) {
   fprintf(f,
           "usage: tsaot-bench MODEL.pt [in0.npy ...] [options]\n"
+          "       tsaot-bench MODEL.so [in0.npy ...] [options]\n"
           "\n"
           "Times MODEL.pt's forward in the reference interpreter and compiled by tsaot,\n"
           "in one process, on the arguments in0.npy ... (after self, in order; also none,\n"
           "str:TEXT, [ ARG ... ] and ( ARG ... ) as tsaot-run takes them), and prints\n"
           "median and minimum latency of each, their ratio, the compile time, the\n"
           "activation arena, the time from process start to first result and the peak\n"
-          "resident memory of a process that runs the compiled model.\n"
+          "resident memory of a process that runs the compiled model. Given a library\n"
+          "that tsaot wrote (MODEL.so) instead, it times that compiled model alone, as\n"
+          "--no-interp does, and says so.\n"
           "\n"
           "  --iters N          timed runs per side (default: as many as fit in about a\n"
           "                     second, at least 5)\n"
@@ -82,10 +85,10 @@ static void ts_bench_usage(FILE *f) {
           "gpu_event_median_ms, _min_ms, _p50_ms, _p90_ms, _p99_ms), ratio (interpreter /\n"
           "compiled, medians), compile_s, so_bytes, arena_bytes, first_result_ms,\n"
           "peak_rss_bytes (the process that ran the compiled model once),\n"
-          "bench_peak_rss_bytes (this one),\n"
-          "outputs, max_abs_diff, bailout, and with --profile interp_profile and\n"
-          "compiled_profile (rows of op, detail, native, isa (the copy that ran, or null),\n"
-          "calls, ms per run).\n"
+          "bench_peak_rss_bytes (this one), outputs, max_abs_diff, bailout,\n"
+          "compiled_only (true when MODEL.so was given), and with --profile\n"
+          "interp_profile and compiled_profile (rows of op, detail, native, isa (the\n"
+          "copy that ran, or null), calls, ms per run).\n"
           "\n"
           "Exit status: 0 success, 1 a model, input or compile error, 2 a usage error.\n");
 }
@@ -676,6 +679,19 @@ static void ts_bench_json_pcts(FILE *f, const char *name, const ts_bench_side *s
   }
 }
 
+/* MODEL is a library (a name ending in .so, or an ELF file), not a .pt. */
+static bool ts_bench_is_so(const char *path) {
+  size_t n = strlen(path);
+  if (n >= 3 && strcmp(path + n - 3, ".so") == 0)
+    return true;
+  unsigned char magic[4] = {0};
+  FILE *f = fopen(path, "rb");
+  bool elf = f && fread(magic, 1, 4, f) == 4 && memcmp(magic, "\x7f" "ELF", 4) == 0;
+  if (f)
+    fclose(f);
+  return elf;
+}
+
 /* Iterations for about a second of runs, from the warm-up's times. */
 static int ts_bench_iters(const ts_bench_opts *o, uint64_t warm_ns, int nwarm) {
   if (o->iters > 0)
@@ -755,6 +771,18 @@ int main(int argc, char **argv) {
     ts_bench_usage(stderr);
     free(o.inputs);
     return 2;
+  }
+  /* a library alone: the compiled model is all there is to time */
+  bool so_only = ts_bench_is_so(o.model);
+  if (so_only) {
+    if (o.compiled) {
+      fprintf(stderr, "%s: error: %s is a compiled library already; --compiled wants a MODEL.pt first\n", prog,
+              o.model);
+      free(o.inputs);
+      return 2;
+    }
+    o.compiled = o.model;
+    o.no_interp = true;
   }
   /* --device cuda: the driver first (a host without one gets the reason
    * before any compiling); its events time the runs */
@@ -1105,6 +1133,7 @@ int main(int argc, char **argv) {
     if (o.json) {
       printf("{\"model\": ");
       ts_bench_json_str(stdout, o.model);
+      printf(", \"compiled_only\": %s", so_only ? "true" : "false");
       printf(", \"threads\": %ld, \"iters\": %d, \"interp_iters\": %d", o.threads, comp.iters, interp.iters);
       if (interp.ran)
         printf(", \"interp_median_ms\": %.6f, \"interp_min_ms\": %.6f", interp.median_ms, interp.min_ms);
@@ -1150,7 +1179,10 @@ int main(int argc, char **argv) {
       }
       printf("}\n");
     } else {
-      printf("model          %s (%s)\n", o.model, sopath);
+      if (so_only)
+        printf("model          %s (the compiled model only: no MODEL.pt, so no interpreter)\n", o.model);
+      else
+        printf("model          %s (%s)\n", o.model, sopath);
       printf("threads        %ld\n", o.threads);
       printf("%-14s %12s %12s %8s\n", "", "median ms", "min ms", "runs");
       if (interp.ran)
