@@ -3,8 +3,9 @@
  * (../shared/DESIGN.md, "Command-line contract").
  *
  *   tsaot-bench MODEL.pt ARG ... [--iters N] [--warmup N] [--threads N]
- *               [--compiled MODEL.so] [--profile] [--json] [--tsaot PATH]
- *               [--no-interp] [--keep DIR]
+ *               [--compiled MODEL.so] [--profile] [--trace OUT.json] [--json]
+ *               [--tsaot PATH] [--no-interp] [--keep DIR]
+ *   tsaot-bench MODEL.so ARG ... [options]   (the compiled model alone)
  *
  * Without --compiled the model is compiled first, by the tsaot beside this
  * program (--example the arguments: .npy files, none, str:, [ ], ( ) as
@@ -16,7 +17,9 @@
  * latency, their ratio, the arena, and whether the outputs agree.
  * --profile times every node on both sides (a clock read around each, so
  * the totals run a little above the plain timings) and prints a table per
- * op kind, fusion groups one by one.
+ * op kind, fusion groups one by one. --trace runs each side once more with
+ * every node run kept as an event (runtime/profile.c; NAME_profile(2) in a
+ * library) and writes them as a Chrome trace.
  *
  * Exit status: 0 success, 1 a model, input or compile error, 2 a usage error.
  */
@@ -75,6 +78,16 @@ static void ts_bench_usage(FILE *f) {
           "                     kind, fusion groups one by one (a native group built per\n"
           "                     x86-64 level, tsaot's default, names the copy that ran:\n"
           "                     x86-64-v2, v3 or v4)\n"
+          "  --trace OUT.json   after the timing, run once more on each side and write\n"
+          "                     a Chrome trace (Trace Event Format; opens in Perfetto or\n"
+          "                     chrome://tracing): pid 1 the interpreter, pid 2 the\n"
+          "                     compiled model, a \"forward\" event around each run and\n"
+          "                     one \"X\" event per node run (a fusion group named by\n"
+          "                     the ops it fuses: \"mul+add\"), args the op, its source\n"
+          "                     code/__torch__/...py:LINE where known, the output types\n"
+          "                     (\"Float(4, 32)\") and, compiled, whether it ran natively;\n"
+          "                     times in microseconds from the run's start (a clock read\n"
+          "                     around each node, as --profile)\n"
           "  --json             one JSON object on stdout instead of the table\n"
           "  -h, --help         this text\n"
           "\n"
@@ -529,6 +542,93 @@ static void ts_bench_prof_json(FILE *f, const ts_bench_prof *p) {
   fputc(']', f);
 }
 
+/* ------------------------------------------------------------ the trace */
+
+/* The Chrome trace (Trace Event Format) of one run per side: a "run" event
+ * around each side's forward and one complete ("X") event per node run,
+ * timestamps in microseconds from that run's start. pid 1 is the
+ * interpreter, pid 2 the compiled model. */
+typedef struct ts_bench_trace {
+  FILE *f;
+  int nevents; /* written so far, metadata too */
+} ts_bench_trace;
+
+static void ts_bench_trace_sep(ts_bench_trace *t) { fputs(t->nevents++ ? ",\n" : "\n", t->f); }
+
+static void ts_bench_trace_process(ts_bench_trace *t, int pid, const char *name) {
+  ts_bench_trace_sep(t);
+  fprintf(t->f, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, \"tid\": 1, \"args\": {\"name\": ", pid);
+  ts_bench_json_str(t->f, name);
+  fputs("}}", t->f);
+}
+
+/* The whole forward: [0, ns) */
+static void ts_bench_trace_run(ts_bench_trace *t, int pid, uint64_t ns, int nodes, uint64_t dropped) {
+  ts_bench_trace_sep(t);
+  fprintf(t->f,
+          "{\"name\": \"forward\", \"cat\": \"run\", \"ph\": \"X\", \"ts\": 0, \"dur\": %.3f, \"pid\": %d, "
+          "\"tid\": 1, \"args\": {\"nodes\": %d, \"dropped\": %llu}}",
+          (double)ns / 1e3, pid, nodes, (unsigned long long)dropped);
+}
+
+/* A node run: op its kind, detail the three tab-separated fields of
+ * ts_rt_profile_event_detail (fused ops, source, output types). A fusion
+ * group's event is named by the ops it fuses. */
+static void ts_bench_trace_node(ts_bench_trace *t, int pid, const char *op, const char *detail, int native,
+                                bool compiled, uint64_t start, uint64_t ns) {
+  const char *tab1 = strchr(detail, '\t');
+  const char *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+  if (!tab2)
+    return;
+  char *ops = NULL, *src = NULL;
+  size_t n1 = (size_t)(tab1 - detail), n2 = (size_t)(tab2 - tab1 - 1);
+  if (!(ops = malloc(n1 + 1)) || !(src = malloc(n2 + 1))) {
+    free(ops);
+    return;
+  }
+  memcpy(ops, detail, n1);
+  ops[n1] = 0;
+  memcpy(src, tab1 + 1, n2);
+  src[n2] = 0;
+  ts_bench_trace_sep(t);
+  fputs("{\"name\": ", t->f);
+  ts_bench_json_str(t->f, ops[0] ? ops : op);
+  fprintf(t->f, ", \"cat\": \"%s\", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": %d, \"tid\": 1, \"args\": {\"op\": ",
+          ops[0] ? "fusion" : "node", (double)start / 1e3, (double)ns / 1e3, pid);
+  ts_bench_json_str(t->f, op);
+  if (src[0]) {
+    fputs(", \"source\": ", t->f);
+    ts_bench_json_str(t->f, src);
+  }
+  fputs(", \"outputs\": [", t->f);
+  /* the output types, "; " between them */
+  const char *o = tab2 + 1;
+  for (int k = 0; *o; k++) {
+    const char *e = strstr(o, "; ");
+    size_t len = e ? (size_t)(e - o) : strlen(o);
+    char *one = malloc(len + 1);
+    if (one) {
+      memcpy(one, o, len);
+      one[len] = 0;
+      fputs(k ? ", " : "", t->f);
+      ts_bench_json_str(t->f, one);
+      free(one);
+    }
+    o += len + (e ? 2 : 0);
+  }
+  fputc(']', t->f);
+  if (compiled) {
+    fprintf(t->f, ", \"native\": %s", native ? "true" : "false");
+    if (native >= 2) {
+      fputs(", \"isa\": ", t->f);
+      ts_bench_json_str(t->f, ts_rt_cpu_level_name(native));
+    }
+  }
+  fputs("}}", t->f);
+  free(ops);
+  free(src);
+}
+
 /* --------------------------------------------------------- comparison */
 
 typedef struct ts_bench_flat {
@@ -645,7 +745,7 @@ static uint64_t ts_bench_dl_bytes(const DLTensor *t) {
 /* ----------------------------------------------------------------- main */
 
 typedef struct ts_bench_opts {
-  const char *model, *compiled, *tsaot, *keep, *device;
+  const char *model, *compiled, *tsaot, *keep, *device, *trace;
   const char **inputs;
   int ninputs;
   long iters, warmup, threads;
@@ -724,7 +824,8 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--no-interp")) {
       o.no_interp = true;
     } else if (!strcmp(a, "--iters") || !strcmp(a, "--warmup") || !strcmp(a, "--threads") ||
-               !strcmp(a, "--compiled") || !strcmp(a, "--tsaot") || !strcmp(a, "--keep") || !strcmp(a, "--device")) {
+               !strcmp(a, "--compiled") || !strcmp(a, "--tsaot") || !strcmp(a, "--keep") || !strcmp(a, "--device") ||
+               !strcmp(a, "--trace")) {
       if (++i == argc) {
         fprintf(stderr, "%s: error: %s needs a value\n", prog, a);
         free(o.inputs);
@@ -742,6 +843,8 @@ int main(int argc, char **argv) {
         o.compiled = v;
       else if (!strcmp(a, "--tsaot"))
         o.tsaot = v;
+      else if (!strcmp(a, "--trace"))
+        o.trace = v;
       else if (!strcmp(a, "--device")) {
         o.device = v;
         if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0) {
@@ -829,6 +932,13 @@ int main(int argc, char **argv) {
   bool diff_known = false;
   int bailout = 0;
   struct stat sost;
+
+  ts_bench_trace trace = {0};
+  /* the trace's file first: a path that cannot be written fails before any compiling */
+  if (o.trace && !(trace.f = fopen(o.trace, "w"))) {
+    fprintf(stderr, "%s: %s: %s\n", prog, o.trace, strerror(errno));
+    goto out;
+  }
 
   ts_bench_find_tsaot(tsaot, sizeof tsaot, self, sizeof self);
   if (o.tsaot)
@@ -1122,6 +1232,79 @@ int main(int argc, char **argv) {
     }
   }
 
+  /* ---- the trace: one more run per side, every node an event */
+  if (trace.f) {
+    int ni = 0, nc = 0;
+    fputs("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [", trace.f);
+    if (interp.ran) {
+      ts_rt_profile p = {0};
+      p.trace = true;
+      ts_rt_profile_clear(&p);
+      ctx.profile = &p;
+      ts_iv r;
+      bool ok = ts_rt_model_run_graph(m, &ctx, "forward", NULL, args, nargs, &r, NULL);
+      uint64_t end = ts_rt_now_ns();
+      ctx.profile = NULL;
+      if (ok)
+        ts_iv_release(r);
+      ctx.out.len = 0;
+      ts_bench_trace_process(&trace, 1, "tsaot interpreter");
+      ts_bench_trace_run(&trace, 1, end - p.t_start, (int)p.nevents, p.dropped);
+      for (uint32_t i = 0; i < p.nevents; i++) {
+        ts_buf det = {0};
+        ts_rt_profile_event_detail(&p, i, &det);
+        if (det.data)
+          ts_bench_trace_node(&trace, 1, p.events[i].node->kind_name, det.data, 0, false, p.events[i].start,
+                              p.events[i].ns);
+        ts_buf_free(&det);
+      }
+      ni = (int)p.nevents;
+      if (p.dropped)
+        fprintf(stderr, "%s: note: the interpreter's trace keeps its first %u node runs; %llu more left out\n", prog,
+                p.nevents, (unsigned long long)p.dropped);
+      ts_rt_profile_free(&p);
+    }
+    {
+      /* the library's clock starts inside NAME_profile(2): the run event
+       * starts before it, so it holds every node */
+      uint64_t t0 = ts_rt_now_ns();
+      so.profile(2);
+      bool ok = ts_bench_so_run(prog, &so, in.dl, in.n, &outs);
+      uint64_t end = ts_rt_now_ns();
+      int n = ok ? so.profile_rows(NULL, 0) : 0;
+      tsaot_profile_row *rows = calloc((size_t)(n > 0 ? n : 0) + 1, sizeof *rows);
+      if (rows && n > 0)
+        n = so.profile_rows(rows, n);
+      bool tabs = true;
+      for (int i = 0; rows && i < n; i++)
+        tabs = tabs && strchr(rows[i].detail, '\t');
+      if (!tabs)
+        fprintf(stderr, "%s: note: %s was built by a tsaot before --trace; no compiled trace\n", prog, sopath);
+      else if (rows) {
+        ts_bench_trace_process(&trace, 2, "tsaot compiled");
+        ts_bench_trace_run(&trace, 2, end - t0, n, 0);
+        for (int i = 0; i < n; i++)
+          ts_bench_trace_node(&trace, 2, rows[i].op, rows[i].detail, rows[i].native, true, rows[i].calls,
+                              rows[i].ns);
+        nc = n;
+      }
+      free(rows);
+      so.profile(0);
+      if (!ok)
+        goto out;
+    }
+    fputs("\n]}\n", trace.f);
+    bool bad = ferror(trace.f) != 0;
+    bad = fclose(trace.f) != 0 || bad;
+    trace.f = NULL;
+    if (bad) {
+      fprintf(stderr, "%s: %s: cannot write the trace\n", prog, o.trace);
+      goto out;
+    }
+    fprintf(stderr, "%s: wrote %s: one run, %d interpreter node event%s, %d compiled\n", prog, o.trace, ni,
+            ni == 1 ? "" : "s", nc);
+  }
+
   /* ---- report */
   {
     struct rusage ru;
@@ -1226,6 +1409,10 @@ int main(int argc, char **argv) {
   }
   rc = 0;
 out:
+  if (trace.f) { /* failed before the trace was whole: no half a file */
+    fclose(trace.f);
+    unlink(o.trace);
+  }
   ts_rt_cuda_event_free(&cu, ev0);
   ts_rt_cuda_event_free(&cu, ev1);
   ts_rt_cuda_close(&cu);
