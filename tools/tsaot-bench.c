@@ -562,13 +562,18 @@ static void ts_bench_trace_process(ts_bench_trace *t, int pid, const char *name)
   fputs("}}", t->f);
 }
 
-/* The whole forward: [0, ns) */
-static void ts_bench_trace_run(ts_bench_trace *t, int pid, uint64_t ns, int nodes, uint64_t dropped) {
+/* The whole forward: [0, ns); dropped: node runs past the trace's bound,
+ * -1 when not known (a library tells only that it reached the bound). */
+static void ts_bench_trace_run(ts_bench_trace *t, int pid, uint64_t ns, int nodes, long long dropped) {
   ts_bench_trace_sep(t);
   fprintf(t->f,
           "{\"name\": \"forward\", \"cat\": \"run\", \"ph\": \"X\", \"ts\": 0, \"dur\": %.3f, \"pid\": %d, "
-          "\"tid\": 1, \"args\": {\"nodes\": %d, \"dropped\": %llu}}",
-          (double)ns / 1e3, pid, nodes, (unsigned long long)dropped);
+          "\"tid\": 1, \"args\": {\"nodes\": %d, \"dropped\": ",
+          (double)ns / 1e3, pid, nodes);
+  if (dropped >= 0)
+    fprintf(t->f, "%lld}}", dropped);
+  else
+    fputs("null}}", t->f);
 }
 
 /* A node run: op its kind, detail the three tab-separated fields of
@@ -1249,7 +1254,7 @@ int main(int argc, char **argv) {
         ts_iv_release(r);
       ctx.out.len = 0;
       ts_bench_trace_process(&trace, 1, "tsaot interpreter");
-      ts_bench_trace_run(&trace, 1, end - p.t_start, (int)p.nevents, p.dropped);
+      ts_bench_trace_run(&trace, 1, end - p.t_start, (int)p.nevents, (long long)p.dropped);
       for (uint32_t i = 0; i < p.nevents; i++) {
         ts_buf det = {0};
         ts_rt_profile_event_detail(&p, i, &det);
@@ -1282,7 +1287,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s: note: %s was built by a tsaot before --trace; no compiled trace\n", prog, sopath);
       else if (rows) {
         ts_bench_trace_process(&trace, 2, "tsaot compiled");
-        ts_bench_trace_run(&trace, 2, end - t0, n, 0);
+        bool full = n >= (int)TS_RT_PROF_MAX_EVENTS;
+        if (full)
+          fprintf(stderr, "%s: note: the compiled trace keeps the first %d node runs; later ones are left out\n",
+                  prog, n);
+        ts_bench_trace_run(&trace, 2, end - t0, n, full ? -1 : 0);
         for (int i = 0; i < n; i++)
           ts_bench_trace_node(&trace, 2, rows[i].op, rows[i].detail, rows[i].native, true, rows[i].calls,
                               rows[i].ns);
