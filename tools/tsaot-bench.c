@@ -939,7 +939,10 @@ int main(int argc, char **argv) {
   struct stat sost;
 
   ts_bench_trace trace = {0};
-  /* the trace's file first: a path that cannot be written fails before any compiling */
+  /* the trace's file first: a path that cannot be written fails before any
+   * compiling; a file this run made is removed if it fails (not a device
+   * or a file that was there) */
+  bool trace_made = o.trace && access(o.trace, F_OK) != 0;
   if (o.trace && !(trace.f = fopen(o.trace, "w"))) {
     fprintf(stderr, "%s: %s: %s\n", prog, o.trace, strerror(errno));
     goto out;
@@ -1420,7 +1423,8 @@ int main(int argc, char **argv) {
 out:
   if (trace.f) { /* failed before the trace was whole: no half a file */
     fclose(trace.f);
-    unlink(o.trace);
+    if (trace_made)
+      unlink(o.trace);
   }
   ts_rt_cuda_event_free(&cu, ev0);
   ts_rt_cuda_event_free(&cu, ev1);
