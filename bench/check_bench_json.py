@@ -6,8 +6,8 @@
 The ctest bench.json. Checks that stdout's JSON parses, that every field of
 tsaot-bench's --json contract is there, and that the values are sane: times,
 sizes and counts positive, minimum not above median, the ratio what the
-medians say, no bailout, the compiled model's outputs agree with the
-interpreter's. bytes_moved, achieved_gbps and copy_gbps are optional.
+medians say, min <= p50 <= p90 <= p99 with p50 the median, no bailout, the
+compiled model's outputs agree with the interpreter's. bytes_moved, achieved_gbps and copy_gbps are optional.
 Nothing about speed is asserted. Exit status 0 when all hold, 1 otherwise.
 """
 import json
@@ -52,6 +52,14 @@ def check(obj, want_threads):
         lo, med = obj.get(side + "_min_ms"), obj.get(side + "_median_ms")
         if is_num(lo) and is_num(med) and lo > med:
             errs.append("%s_min_ms %g above %s_median_ms %g" % (side, lo, side, med))
+        # the percentiles: present, ordered min <= p50 <= p90 <= p99, p50 the median
+        pcts = [obj.get("%s_p%d_ms" % (side, q)) for q in (50, 90, 99)]
+        if not all(is_num(x) and x > 0 for x in pcts):
+            errs.append("%s_p50/p90/p99_ms = %r, expected numbers > 0" % (side, pcts))
+        elif not (is_num(lo) and lo <= pcts[0] <= pcts[1] <= pcts[2]):
+            errs.append("%s: min %r, p50 %g, p90 %g, p99 %g are not in order" % (side, lo, *pcts))
+        elif is_num(med) and abs(pcts[0] - med) > 1e-6 * med + 1e-9:
+            errs.append("%s_p50_ms %g is not %s_median_ms %g" % (side, pcts[0], side, med))
     i, c, r = obj.get("interp_median_ms"), obj.get("compiled_median_ms"), obj.get("ratio")
     if all(is_num(x) and x > 0 for x in (i, c, r)) and abs(i / c - r) > 0.01 * r + 1e-3:
         errs.append("ratio %g is not interp_median_ms / compiled_median_ms = %g" % (r, i / c))

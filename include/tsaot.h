@@ -183,7 +183,7 @@ typedef struct tsaot_profile_row {
   const char *detail; /* a fusion group's ops ("mul+add+relu"); else "" */
   int native;         /* nonzero: a kernel compiled into this library ran it; 2, 3, 4:
                          its copy for x86-64-v2, v3, v4 (kernels built per level) */
-  uint64_t calls;
+  uint64_t calls;     /* tracing (NAME_profile(2)): the run's start, ns */
   uint64_t ns;        /* wall-clock nanoseconds, in all */
 } tsaot_profile_row;
 
@@ -231,7 +231,13 @@ typedef struct tsaot_profile_row {
    * inputs were off the specialisation. */                                                                \
   int NAME##_last_bailout(void);                                                                           \
   /* Profiling, for tsaot-bench --profile: 1 starts timing every node from                                 \
-   * zero (a clock read around each), 0 stops. One run at a time while on. */                               \
+   * zero (a clock read around each), 0 stops. One run at a time while on.                                 \
+   * 2 (tsaot-bench --trace) also keeps each node run as an event: then                                    \
+   * profile_rows gives one row per node run, in the order they ran, calls                                 \
+   * its start (ns after NAME##_profile(2)), ns its length, detail three                                   \
+   * fields joined by tabs: the fused ops, the source file:line, the output                                \
+   * types ("Float(4, 32); int"), each possibly empty. (A library from a                                   \
+   * tsaot before --trace takes 2 as 1: no tab in its details.) */                                         \
   int NAME##_profile(int enable);                                                                          \
   /* The nodes timed since profiling started, in order of first run: writes                                \
    * at most max rows and returns how many there are. The strings live until                               \

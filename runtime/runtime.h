@@ -713,12 +713,35 @@ typedef struct ts_rt_prof_entry {
   int native;
 } ts_rt_prof_entry;
 
+/* One run of an outermost node, kept while tracing (tsaot-bench --trace):
+ * when it started (ns after ts_rt_profile_clear) and for how long, and its
+ * outputs' types ("Float(4, 32)", "int") at text[out_at, out_at+out_len). */
+typedef struct ts_rt_prof_event {
+  const ts_node *node;
+  uint64_t start, ns;
+  int native;
+  uint32_t out_at, out_len;
+} ts_rt_prof_event;
+
+/* The most events one trace keeps; later ones are counted in dropped. */
+#define TS_RT_PROF_MAX_EVENTS (1u << 20)
+
 typedef struct ts_rt_profile {
   ts_rt_prof_entry *entries; /* nentries, in order of first run */
   uint32_t nentries, cap;
   uint32_t *index;           /* open addressing over entries, 2*cap slots */
   int depth;
   bool failed;               /* out of memory: entries are incomplete */
+  /* Tracing (set trace before a run): every outermost node run is also an
+   * event, in the order they ran; ts_rt_profile_trace_out adds the outputs
+   * of the event just ended. Off, none of this costs anything. */
+  bool trace;
+  bool ev_open;              /* the last node ended was an event: outputs go to it */
+  uint64_t t_start;          /* ts_rt_profile_clear's clock: events' start is after it */
+  ts_rt_prof_event *events;
+  uint32_t nevents, evcap;
+  uint64_t dropped;          /* events past TS_RT_PROF_MAX_EVENTS or out of memory */
+  ts_buf ev_text;            /* the events' output types */
 } ts_rt_profile;
 
 /* Monotonic nanoseconds (context.c). */
@@ -732,6 +755,13 @@ void ts_rt_profile_free(ts_rt_profile *p);
 /* A node as a profile row names it: its kind ("aten::conv2d"), and for a
  * fusion group the kinds inside it in order ("mul+add+sigmoid"). */
 void ts_rt_profile_describe(const ts_node *n, ts_buf *detail);
+/* Tracing: adds the type of one output (v) of the event just ended; does
+ * nothing when not tracing or when that node was not an event. */
+void ts_rt_profile_trace_out(ts_rt_profile *p, const ts_iv *v);
+/* An event as a trace row's detail (include/tsaot.h, NAME_profile(2)): three
+ * fields joined by tabs: the fused ops ("mul+add", "" for another node), the
+ * source "file:line" ("" if unknown), the outputs' types joined by "; ". */
+void ts_rt_profile_event_detail(const ts_rt_profile *p, uint32_t i, ts_buf *out);
 
 /* ------------------------------------------------------------------ cpu.c */
 

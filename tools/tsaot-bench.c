@@ -3,8 +3,9 @@
  * (../shared/DESIGN.md, "Command-line contract").
  *
  *   tsaot-bench MODEL.pt ARG ... [--iters N] [--warmup N] [--threads N]
- *               [--compiled MODEL.so] [--profile] [--json] [--tsaot PATH]
- *               [--no-interp] [--keep DIR]
+ *               [--compiled MODEL.so] [--profile] [--trace OUT.json] [--json]
+ *               [--tsaot PATH] [--no-interp] [--keep DIR]
+ *   tsaot-bench MODEL.so ARG ... [options]   (the compiled model alone)
  *
  * Without --compiled the model is compiled first, by the tsaot beside this
  * program (--example the arguments: .npy files, none, str:, [ ], ( ) as
@@ -16,7 +17,9 @@
  * latency, their ratio, the arena, and whether the outputs agree.
  * --profile times every node on both sides (a clock read around each, so
  * the totals run a little above the plain timings) and prints a table per
- * op kind, fusion groups one by one.
+ * op kind, fusion groups one by one. --trace runs each side once more with
+ * every node run kept as an event (runtime/profile.c; NAME_profile(2) in a
+ * library) and writes them as a Chrome trace.
  *
  * Exit status: 0 success, 1 a model, input or compile error, 2 a usage error.
  */
@@ -47,13 +50,16 @@ extern char **environ;
 static void ts_bench_usage(FILE *f) {
   fprintf(f,
           "usage: tsaot-bench MODEL.pt [in0.npy ...] [options]\n"
+          "       tsaot-bench MODEL.so [in0.npy ...] [options]\n"
           "\n"
           "Times MODEL.pt's forward in the reference interpreter and compiled by tsaot,\n"
           "in one process, on the arguments in0.npy ... (after self, in order; also none,\n"
           "str:TEXT, [ ARG ... ] and ( ARG ... ) as tsaot-run takes them), and prints\n"
           "median and minimum latency of each, their ratio, the compile time, the\n"
           "activation arena, the time from process start to first result and the peak\n"
-          "resident memory of a process that runs the compiled model.\n"
+          "resident memory of a process that runs the compiled model. Given a library\n"
+          "that tsaot wrote (MODEL.so) instead, it times that compiled model alone, as\n"
+          "--no-interp does, and says so.\n"
           "\n"
           "  --iters N          timed runs per side (default: as many as fit in about a\n"
           "                     second, at least 5)\n"
@@ -72,17 +78,31 @@ static void ts_bench_usage(FILE *f) {
           "                     kind, fusion groups one by one (a native group built per\n"
           "                     x86-64 level, tsaot's default, names the copy that ran:\n"
           "                     x86-64-v2, v3 or v4)\n"
+          "  --trace OUT.json   after the timing, run once more on each side and write\n"
+          "                     a Chrome trace (Trace Event Format; opens in Perfetto or\n"
+          "                     chrome://tracing): pid 1 the interpreter, pid 2 the\n"
+          "                     compiled model, a \"forward\" event around each run and\n"
+          "                     one \"X\" event per node run (a fusion group named by\n"
+          "                     the ops it fuses: \"mul+add\"), args the op, its source\n"
+          "                     code/__torch__/...py:LINE where known, the output types\n"
+          "                     (\"Float(4, 32)\") and, compiled, whether it ran natively;\n"
+          "                     times in microseconds from the run's start (a clock read\n"
+          "                     around each node, as --profile)\n"
           "  --json             one JSON object on stdout instead of the table\n"
           "  --version          tsaot's version and LLVM's\n"
           "  -h, --help         this text\n"
           "\n"
           "The JSON object has model, threads, iters, interp_median_ms, interp_min_ms,\n"
-          "compiled_median_ms, compiled_min_ms, ratio (interpreter / compiled, medians),\n"
-          "compile_s, so_bytes, arena_bytes, first_result_ms, peak_rss_bytes (the\n"
-          "process that ran the compiled model once), bench_peak_rss_bytes (this one),\n"
-          "outputs, max_abs_diff, bailout, and with --profile interp_profile and\n"
-          "compiled_profile (rows of op, detail, native, isa (the copy that ran, or null),\n"
-          "calls, ms per run).\n"
+          "interp_p50_ms, interp_p90_ms, interp_p99_ms (percentiles of the timed runs,\n"
+          "interpolated; p50 is the median), compiled_median_ms, compiled_min_ms,\n"
+          "compiled_p50_ms, compiled_p90_ms, compiled_p99_ms (with --device cuda also\n"
+          "gpu_event_median_ms, _min_ms, _p50_ms, _p90_ms, _p99_ms), ratio (interpreter /\n"
+          "compiled, medians), compile_s, so_bytes, arena_bytes, first_result_ms,\n"
+          "peak_rss_bytes (the process that ran the compiled model once),\n"
+          "bench_peak_rss_bytes (this one), outputs, max_abs_diff, bailout,\n"
+          "compiled_only (true when MODEL.so was given), and with --profile\n"
+          "interp_profile and compiled_profile (rows of op, detail, native, isa (the\n"
+          "copy that ran, or null), calls, ms per run).\n"
           "\n"
           "Exit status: 0 success, 1 a model, input or compile error, 2 a usage error.\n");
 }
@@ -99,6 +119,18 @@ static void ts_bench_stats(uint64_t *t, int n, double *median, double *min) {
   qsort(t, (size_t)n, sizeof *t, ts_bench_cmp_u64);
   *min = ts_bench_ms(t[0]);
   *median = n % 2 ? ts_bench_ms(t[n / 2]) : (ts_bench_ms(t[n / 2 - 1]) + ts_bench_ms(t[n / 2])) / 2;
+}
+
+/* The q-th percentile (0..100) of n sorted samples, interpolated between
+ * the two nearest ranks as numpy.percentile does by default: p50 is the
+ * median above, and a percentile never lies outside the samples. */
+static double ts_bench_pct(const uint64_t *t, int n, double q) {
+  double pos = (double)(n - 1) * q / 100.0;
+  int lo = (int)pos;
+  if (lo >= n - 1)
+    return ts_bench_ms(t[n - 1]);
+  double f = pos - lo;
+  return ts_bench_ms(t[lo]) * (1 - f) + ts_bench_ms(t[lo + 1]) * f;
 }
 
 static bool ts_bench_parse_int(const char *s, long lo, long hi, long *out) {
@@ -511,6 +543,98 @@ static void ts_bench_prof_json(FILE *f, const ts_bench_prof *p) {
   fputc(']', f);
 }
 
+/* ------------------------------------------------------------ the trace */
+
+/* The Chrome trace (Trace Event Format) of one run per side: a "run" event
+ * around each side's forward and one complete ("X") event per node run,
+ * timestamps in microseconds from that run's start. pid 1 is the
+ * interpreter, pid 2 the compiled model. */
+typedef struct ts_bench_trace {
+  FILE *f;
+  int nevents; /* written so far, metadata too */
+} ts_bench_trace;
+
+static void ts_bench_trace_sep(ts_bench_trace *t) { fputs(t->nevents++ ? ",\n" : "\n", t->f); }
+
+static void ts_bench_trace_process(ts_bench_trace *t, int pid, const char *name) {
+  ts_bench_trace_sep(t);
+  fprintf(t->f, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, \"tid\": 1, \"args\": {\"name\": ", pid);
+  ts_bench_json_str(t->f, name);
+  fputs("}}", t->f);
+}
+
+/* The whole forward: [0, ns); dropped: node runs past the trace's bound,
+ * -1 when not known (a library tells only that it reached the bound). */
+static void ts_bench_trace_run(ts_bench_trace *t, int pid, uint64_t ns, int nodes, long long dropped) {
+  ts_bench_trace_sep(t);
+  fprintf(t->f,
+          "{\"name\": \"forward\", \"cat\": \"run\", \"ph\": \"X\", \"ts\": 0, \"dur\": %.3f, \"pid\": %d, "
+          "\"tid\": 1, \"args\": {\"nodes\": %d, \"dropped\": ",
+          (double)ns / 1e3, pid, nodes);
+  if (dropped >= 0)
+    fprintf(t->f, "%lld}}", dropped);
+  else
+    fputs("null}}", t->f);
+}
+
+/* A node run: op its kind, detail the three tab-separated fields of
+ * ts_rt_profile_event_detail (fused ops, source, output types). A fusion
+ * group's event is named by the ops it fuses. */
+static void ts_bench_trace_node(ts_bench_trace *t, int pid, const char *op, const char *detail, int native,
+                                bool compiled, uint64_t start, uint64_t ns) {
+  const char *tab1 = strchr(detail, '\t');
+  const char *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+  if (!tab2)
+    return;
+  char *ops = NULL, *src = NULL;
+  size_t n1 = (size_t)(tab1 - detail), n2 = (size_t)(tab2 - tab1 - 1);
+  if (!(ops = malloc(n1 + 1)) || !(src = malloc(n2 + 1))) {
+    free(ops);
+    return;
+  }
+  memcpy(ops, detail, n1);
+  ops[n1] = 0;
+  memcpy(src, tab1 + 1, n2);
+  src[n2] = 0;
+  ts_bench_trace_sep(t);
+  fputs("{\"name\": ", t->f);
+  ts_bench_json_str(t->f, ops[0] ? ops : op);
+  fprintf(t->f, ", \"cat\": \"%s\", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": %d, \"tid\": 1, \"args\": {\"op\": ",
+          ops[0] ? "fusion" : "node", (double)start / 1e3, (double)ns / 1e3, pid);
+  ts_bench_json_str(t->f, op);
+  if (src[0]) {
+    fputs(", \"source\": ", t->f);
+    ts_bench_json_str(t->f, src);
+  }
+  fputs(", \"outputs\": [", t->f);
+  /* the output types, "; " between them */
+  const char *o = tab2 + 1;
+  for (int k = 0; *o; k++) {
+    const char *e = strstr(o, "; ");
+    size_t len = e ? (size_t)(e - o) : strlen(o);
+    char *one = malloc(len + 1);
+    if (one) {
+      memcpy(one, o, len);
+      one[len] = 0;
+      fputs(k ? ", " : "", t->f);
+      ts_bench_json_str(t->f, one);
+      free(one);
+    }
+    o += len + (e ? 2 : 0);
+  }
+  fputc(']', t->f);
+  if (compiled) {
+    fprintf(t->f, ", \"native\": %s", native ? "true" : "false");
+    if (native >= 2) {
+      fputs(", \"isa\": ", t->f);
+      ts_bench_json_str(t->f, ts_rt_cpu_level_name(native));
+    }
+  }
+  fputs("}}", t->f);
+  free(ops);
+  free(src);
+}
+
 /* --------------------------------------------------------- comparison */
 
 typedef struct ts_bench_flat {
@@ -627,7 +751,7 @@ static uint64_t ts_bench_dl_bytes(const DLTensor *t) {
 /* ----------------------------------------------------------------- main */
 
 typedef struct ts_bench_opts {
-  const char *model, *compiled, *tsaot, *keep, *device;
+  const char *model, *compiled, *tsaot, *keep, *device, *trace;
   const char **inputs;
   int ninputs;
   long iters, warmup, threads;
@@ -638,7 +762,41 @@ typedef struct ts_bench_side {
   bool ran;
   int iters;
   double median_ms, min_ms;
+  double pct_ms[3]; /* p50, p90, p99 */
 } ts_bench_side;
+
+static const double ts_bench_pcts[3] = {50, 90, 99};
+
+/* The side's statistics from its n samples (sorted in place). */
+static void ts_bench_side_stats(ts_bench_side *s, uint64_t *t, int n) {
+  ts_bench_stats(t, n, &s->median_ms, &s->min_ms);
+  for (int i = 0; i < 3; i++)
+    s->pct_ms[i] = ts_bench_pct(t, n, ts_bench_pcts[i]);
+}
+
+/* ", "NAME_p50_ms": ..., p90, p99, or nulls. */
+static void ts_bench_json_pcts(FILE *f, const char *name, const ts_bench_side *s) {
+  for (int i = 0; i < 3; i++) {
+    fprintf(f, ", \"%s_p%d_ms\": ", name, (int)ts_bench_pcts[i]);
+    if (s && s->ran)
+      fprintf(f, "%.6f", s->pct_ms[i]);
+    else
+      fputs("null", f);
+  }
+}
+
+/* MODEL is a library (a name ending in .so, or an ELF file), not a .pt. */
+static bool ts_bench_is_so(const char *path) {
+  size_t n = strlen(path);
+  if (n >= 3 && strcmp(path + n - 3, ".so") == 0)
+    return true;
+  unsigned char magic[4] = {0};
+  FILE *f = fopen(path, "rb");
+  bool elf = f && fread(magic, 1, 4, f) == 4 && memcmp(magic, "\x7f" "ELF", 4) == 0;
+  if (f)
+    fclose(f);
+  return elf;
+}
 
 /* Iterations for about a second of runs, from the warm-up's times. */
 static int ts_bench_iters(const ts_bench_opts *o, uint64_t warm_ns, int nwarm) {
@@ -676,7 +834,8 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--no-interp")) {
       o.no_interp = true;
     } else if (!strcmp(a, "--iters") || !strcmp(a, "--warmup") || !strcmp(a, "--threads") ||
-               !strcmp(a, "--compiled") || !strcmp(a, "--tsaot") || !strcmp(a, "--keep") || !strcmp(a, "--device")) {
+               !strcmp(a, "--compiled") || !strcmp(a, "--tsaot") || !strcmp(a, "--keep") || !strcmp(a, "--device") ||
+               !strcmp(a, "--trace")) {
       if (++i == argc) {
         fprintf(stderr, "%s: error: %s needs a value\n", prog, a);
         free(o.inputs);
@@ -694,6 +853,8 @@ int main(int argc, char **argv) {
         o.compiled = v;
       else if (!strcmp(a, "--tsaot"))
         o.tsaot = v;
+      else if (!strcmp(a, "--trace"))
+        o.trace = v;
       else if (!strcmp(a, "--device")) {
         o.device = v;
         if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0) {
@@ -724,12 +885,24 @@ int main(int argc, char **argv) {
     free(o.inputs);
     return 2;
   }
+  /* a library alone: the compiled model is all there is to time */
+  bool so_only = ts_bench_is_so(o.model);
+  if (so_only) {
+    if (o.compiled) {
+      fprintf(stderr, "%s: error: %s is a compiled library already; --compiled wants a MODEL.pt first\n", prog,
+              o.model);
+      free(o.inputs);
+      return 2;
+    }
+    o.compiled = o.model;
+    o.no_interp = true;
+  }
   /* --device cuda: the driver first (a host without one gets the reason
    * before any compiling); its events time the runs */
   bool cuda = o.device && !strcmp(o.device, "cuda");
   ts_rt_cuda cu = {0};
   ts_cu_handle ev0 = NULL, ev1 = NULL;
-  double gpu_median_ms = -1, gpu_min_ms = -1;
+  ts_bench_side gpu = {0}; /* CUDA events around the compiled runs */
   tsaot_device_stats dstats = {0};
   if (cuda) {
     ts_buf why = {0};
@@ -769,6 +942,16 @@ int main(int argc, char **argv) {
   bool diff_known = false;
   int bailout = 0;
   struct stat sost;
+
+  ts_bench_trace trace = {0};
+  /* the trace's file first: a path that cannot be written fails before any
+   * compiling; a file this run made is removed if it fails (not a device
+   * or a file that was there) */
+  bool trace_made = o.trace && access(o.trace, F_OK) != 0;
+  if (o.trace && !(trace.f = fopen(o.trace, "w"))) {
+    fprintf(stderr, "%s: %s: %s\n", prog, o.trace, strerror(errno));
+    goto out;
+  }
 
   ts_bench_find_tsaot(tsaot, sizeof tsaot, self, sizeof self);
   if (o.tsaot)
@@ -921,7 +1104,7 @@ int main(int argc, char **argv) {
         goto out;
       }
     }
-    ts_bench_stats(times, interp.iters, &interp.median_ms, &interp.min_ms);
+    ts_bench_side_stats(&interp, times, interp.iters);
     interp.ran = true;
   }
 
@@ -982,9 +1165,10 @@ int main(int argc, char **argv) {
         goto out;
       }
     }
-    ts_bench_stats(times, comp.iters, &comp.median_ms, &comp.min_ms);
+    ts_bench_side_stats(&comp, times, comp.iters);
     if (cuda) {
-      ts_bench_stats(gtimes, comp.iters, &gpu_median_ms, &gpu_min_ms);
+      gpu.ran = true;
+      ts_bench_side_stats(&gpu, gtimes, comp.iters);
       so.device_stats(&dstats);
     }
     free(gtimes);
@@ -1062,6 +1246,83 @@ int main(int argc, char **argv) {
     }
   }
 
+  /* ---- the trace: one more run per side, every node an event */
+  if (trace.f) {
+    int ni = 0, nc = 0;
+    fputs("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [", trace.f);
+    if (interp.ran) {
+      ts_rt_profile p = {0};
+      p.trace = true;
+      ts_rt_profile_clear(&p);
+      ctx.profile = &p;
+      ts_iv r;
+      bool ok = ts_rt_model_run_graph(m, &ctx, "forward", NULL, args, nargs, &r, NULL);
+      uint64_t end = ts_rt_now_ns();
+      ctx.profile = NULL;
+      if (ok)
+        ts_iv_release(r);
+      ctx.out.len = 0;
+      ts_bench_trace_process(&trace, 1, "tsaot interpreter");
+      ts_bench_trace_run(&trace, 1, end - p.t_start, (int)p.nevents, (long long)p.dropped);
+      for (uint32_t i = 0; i < p.nevents; i++) {
+        ts_buf det = {0};
+        ts_rt_profile_event_detail(&p, i, &det);
+        if (det.data)
+          ts_bench_trace_node(&trace, 1, p.events[i].node->kind_name, det.data, 0, false, p.events[i].start,
+                              p.events[i].ns);
+        ts_buf_free(&det);
+      }
+      ni = (int)p.nevents;
+      if (p.dropped)
+        fprintf(stderr, "%s: note: the interpreter's trace keeps its first %u node runs; %llu more left out\n", prog,
+                p.nevents, (unsigned long long)p.dropped);
+      ts_rt_profile_free(&p);
+    }
+    {
+      /* the library's clock starts inside NAME_profile(2): the run event
+       * starts before it, so it holds every node */
+      uint64_t t0 = ts_rt_now_ns();
+      so.profile(2);
+      bool ok = ts_bench_so_run(prog, &so, in.dl, in.n, &outs);
+      uint64_t end = ts_rt_now_ns();
+      int n = ok ? so.profile_rows(NULL, 0) : 0;
+      tsaot_profile_row *rows = calloc((size_t)(n > 0 ? n : 0) + 1, sizeof *rows);
+      if (rows && n > 0)
+        n = so.profile_rows(rows, n);
+      bool tabs = true;
+      for (int i = 0; rows && i < n; i++)
+        tabs = tabs && strchr(rows[i].detail, '\t');
+      if (!tabs)
+        fprintf(stderr, "%s: note: %s was built by a tsaot before --trace; no compiled trace\n", prog, sopath);
+      else if (rows) {
+        ts_bench_trace_process(&trace, 2, "tsaot compiled");
+        bool full = n >= (int)TS_RT_PROF_MAX_EVENTS;
+        if (full)
+          fprintf(stderr, "%s: note: the compiled trace keeps the first %d node runs; later ones are left out\n",
+                  prog, n);
+        ts_bench_trace_run(&trace, 2, end - t0, n, full ? -1 : 0);
+        for (int i = 0; i < n; i++)
+          ts_bench_trace_node(&trace, 2, rows[i].op, rows[i].detail, rows[i].native, true, rows[i].calls,
+                              rows[i].ns);
+        nc = n;
+      }
+      free(rows);
+      so.profile(0);
+      if (!ok)
+        goto out;
+    }
+    fputs("\n]}\n", trace.f);
+    bool bad = ferror(trace.f) != 0;
+    bad = fclose(trace.f) != 0 || bad;
+    trace.f = NULL;
+    if (bad) {
+      fprintf(stderr, "%s: %s: cannot write the trace\n", prog, o.trace);
+      goto out;
+    }
+    fprintf(stderr, "%s: wrote %s: one run, %d interpreter node event%s, %d compiled\n", prog, o.trace, ni,
+            ni == 1 ? "" : "s", nc);
+  }
+
   /* ---- report */
   {
     struct rusage ru;
@@ -1073,17 +1334,22 @@ int main(int argc, char **argv) {
     if (o.json) {
       printf("{\"model\": ");
       ts_bench_json_str(stdout, o.model);
+      printf(", \"compiled_only\": %s", so_only ? "true" : "false");
       printf(", \"threads\": %ld, \"iters\": %d, \"interp_iters\": %d", o.threads, comp.iters, interp.iters);
       if (interp.ran)
         printf(", \"interp_median_ms\": %.6f, \"interp_min_ms\": %.6f", interp.median_ms, interp.min_ms);
       else
         printf(", \"interp_median_ms\": null, \"interp_min_ms\": null");
       printf(", \"compiled_median_ms\": %.6f, \"compiled_min_ms\": %.6f", comp.median_ms, comp.min_ms);
+      ts_bench_json_pcts(stdout, "interp", &interp);
+      ts_bench_json_pcts(stdout, "compiled", &comp);
       if (cuda)
         printf(", \"device\": \"cuda\", \"gpu_event_median_ms\": %.6f, \"gpu_event_min_ms\": %.6f, "
                "\"kernel_launches\": %llu, \"gemms\": %llu, \"host_ops\": %llu",
-               gpu_median_ms, gpu_min_ms, (unsigned long long)dstats.kernel_launches,
+               gpu.median_ms, gpu.min_ms, (unsigned long long)dstats.kernel_launches,
                (unsigned long long)dstats.gemms, (unsigned long long)dstats.host_ops);
+      if (cuda)
+        ts_bench_json_pcts(stdout, "gpu_event", &gpu);
       if (interp.ran)
         printf(", \"ratio\": %.4f", ratio);
       else
@@ -1114,15 +1380,18 @@ int main(int argc, char **argv) {
       }
       printf("}\n");
     } else {
-      printf("model          %s (%s)\n", o.model, sopath);
+      if (so_only)
+        printf("model          %s (the compiled model only: no MODEL.pt, so no interpreter)\n", o.model);
+      else
+        printf("model          %s (%s)\n", o.model, sopath);
       printf("threads        %ld\n", o.threads);
       printf("%-14s %12s %12s %8s\n", "", "median ms", "min ms", "runs");
       if (interp.ran)
         printf("%-14s %12.4f %12.4f %8d\n", "interpreter", interp.median_ms, interp.min_ms, interp.iters);
       printf("%-14s %12.4f %12.4f %8d\n", "compiled", comp.median_ms, comp.min_ms, comp.iters);
       if (cuda) {
-        printf("%-14s %12.4f %12.4f %8d (CUDA events, host copies included)\n", "  on the GPU", gpu_median_ms,
-               gpu_min_ms, comp.iters);
+        printf("%-14s %12.4f %12.4f %8d (CUDA events, host copies included)\n", "  on the GPU", gpu.median_ms,
+               gpu.min_ms, comp.iters);
         printf("device         %s; in all: %llu kernel launches, %llu cuBLAS calls, %llu ops on the CPU with GPU "
                "data, %.2f MiB to the GPU, %.2f MiB back\n",
                dstats.description ? dstats.description : "?", (unsigned long long)dstats.kernel_launches,
@@ -1158,6 +1427,11 @@ int main(int argc, char **argv) {
   }
   rc = 0;
 out:
+  if (trace.f) { /* failed before the trace was whole: no half a file */
+    fclose(trace.f);
+    if (trace_made)
+      unlink(o.trace);
+  }
   ts_rt_cuda_event_free(&cu, ev0);
   ts_rt_cuda_event_free(&cu, ev1);
   ts_rt_cuda_close(&cu);

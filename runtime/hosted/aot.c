@@ -1217,6 +1217,7 @@ int ts_rt_aot_profile(ts_rt_aot_desc *desc, int enable) {
   ts_rt_aot_model *m = ts_aot_model_of(desc);
   ts_rt_profile_clear(&m->prof);
   m->profiling = enable != 0;
+  m->prof.trace = enable == 2;
   return TSAOT_OK;
 }
 
@@ -1225,19 +1226,23 @@ int ts_rt_aot_profile_rows(ts_rt_aot_desc *desc, tsaot_profile_row *rows, int ma
   if (!m || max < 0 || (max && !rows))
     return 0;
   const ts_rt_profile *p = &m->prof;
-  /* the strings first (the buffer moves as it grows), then the rows */
+  /* the strings first (the buffer moves as it grows), then the rows;
+   * tracing, one row per event (include/tsaot.h) */
   m->prof_text.len = 0;
-  uint32_t n = p->nentries;
+  uint32_t n = p->trace ? p->nevents : p->nentries;
   size_t *at = malloc(((size_t)n + 1) * 2 * sizeof *at);
   if (!at)
     return 0;
   for (uint32_t i = 0; i < n; i++) {
-    const ts_node *nd = p->entries[i].node;
+    const ts_node *nd = p->trace ? p->events[i].node : p->entries[i].node;
     at[2 * i] = m->prof_text.len;
     ts_buf_puts(&m->prof_text, nd->kind_name);
     ts_buf_putc(&m->prof_text, 0);
     at[2 * i + 1] = m->prof_text.len;
-    ts_rt_profile_describe(nd, &m->prof_text);
+    if (p->trace)
+      ts_rt_profile_event_detail(p, i, &m->prof_text);
+    else
+      ts_rt_profile_describe(nd, &m->prof_text);
     ts_buf_putc(&m->prof_text, 0);
   }
   if (m->prof_text.failed) {
@@ -1245,12 +1250,13 @@ int ts_rt_aot_profile_rows(ts_rt_aot_desc *desc, tsaot_profile_row *rows, int ma
     return 0;
   }
   for (uint32_t i = 0; i < n && (int)i < max; i++) {
-    const ts_rt_prof_entry *e = &p->entries[i];
+    const ts_rt_prof_entry *e = p->trace ? NULL : &p->entries[i];
+    const ts_rt_prof_event *v = p->trace ? &p->events[i] : NULL;
     rows[i] = (tsaot_profile_row){.op = m->prof_text.data + at[2 * i],
                                   .detail = m->prof_text.data + at[2 * i + 1],
-                                  .native = e->native,
-                                  .calls = e->calls,
-                                  .ns = e->ns};
+                                  .native = e ? e->native : v->native,
+                                  .calls = e ? e->calls : v->start,
+                                  .ns = e ? e->ns : v->ns};
   }
   free(at);
   return (int)n;
@@ -2046,8 +2052,11 @@ bool ts_rt_aot_call(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, ts_iv *cons
     ok = ts_rt_interp_node(st->m->ip, ctx, an->n, in, nin, out, nout);
   /* a failed mark fails the node, but its outputs (right) are kept first */
   bool marked = !gpu || on_gpu || !ok || ts_rt_gpu_node_end(gpu, ctx, k, in, nin);
-  if (prof)
+  if (prof) {
     ts_rt_profile_end(prof, outer, an->n, t0, false);
+    for (uint32_t i = 0; ok && prof->trace && i < nout; i++)
+      ts_rt_profile_trace_out(prof, &out[i]);
+  }
   ctx->plan_ptr = NULL;
   ctx->plan_nbytes = 0;
   if (ok)
@@ -2111,8 +2120,11 @@ bool ts_rt_aot_fusion(ts_rt_aot_state *st, ts_rt_ctx *ctx, uint32_t k, const ts_
   uint64_t t0 = prof ? ts_rt_now_ns() : 0;
   bool outer = prof && ts_rt_profile_begin(prof);
   bool ok = ts_aot_fusion_run(st, ctx, k, kernels[pick], ops, nin, nout, ndim, sizes, out_dtypes, out_offs);
-  if (prof)
+  if (prof) {
     ts_rt_profile_end(prof, outer, k < st->m->nnodes ? st->m->nodes[k].n : NULL, t0, st->m->gpu ? 1 : native);
+    for (uint32_t i = 0; ok && prof->trace && i < nout; i++)
+      ts_rt_profile_trace_out(prof, ops[nin + i]);
+  }
   return ok;
 }
 

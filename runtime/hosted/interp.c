@@ -1360,6 +1360,8 @@ static bool ts_ip_exec(ts_ip_sess *s, ts_ip_code *c, const ts_iv *args, uint32_t
       bool outer = ts_rt_profile_begin(prof);
       good = ts_ip_run_insn(s, I, sin, sout);
       ts_rt_profile_end(prof, outer, I->node, t0, false);
+      for (uint32_t k = 0; good && prof->trace && k < I->nout; k++)
+        ts_rt_profile_trace_out(prof, &sout[k]);
     } else
       good = ts_ip_run_insn(s, I, sin, sout);
     for (uint32_t k = 0; k < I->nin; k++)
