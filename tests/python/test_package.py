@@ -228,7 +228,8 @@ class Fixtures(Case):
                                      example=numbered(os.path.join(FIX, "small_mlp"), "in")))
         b = tsaot.load(tsaot.compile(os.path.join(FIX, "tiny_cnn", "model.pt"), lib("two_b"),
                                      example=numbered(os.path.join(FIX, "tiny_cnn"), "in")))
-        self.assertEqual((a.name, b.name), ("model", "model"))
+        # --name defaults to the output's stem
+        self.assertEqual((a.name, b.name), ("two_a", "two_b"))
         for m, case in ((a, "small_mlp"), (b, "tiny_cnn"), (a, "small_mlp")):
             d = os.path.join(FIX, case)
             self.assertOutputs(m.run(*numbered(d, "in")), numbered(d, "out"), what=case)
