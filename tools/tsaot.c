@@ -184,6 +184,37 @@ static uint32_t ts_cc_split(char *s, const char **out, uint32_t max) {
   return n;
 }
 
+/* An installed tsaot (PREFIX/bin/tsaot) links the libraries installed
+ * beside it (PREFIX/lib/tsaot/, same file names as in the build tree), not
+ * the build tree it was built in, which a package's user does not have.
+ * Rewrites the n paths in v to that folder when every one is there (paths
+ * are built in buf, of cap bytes); false leaves them as they are. */
+static bool ts_cc_installed_libs(const char **v, uint32_t n, char *buf, size_t cap) {
+  char exe[4096];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0)
+    return false;
+  exe[len] = 0;
+  char *slash = strrchr(exe, '/');
+  if (!slash)
+    return false;
+  *slash = 0; /* PREFIX/bin */
+  size_t used = 0;
+  const char *paths[16];
+  for (uint32_t i = 0; i < n && i < 16; i++) {
+    const char *base = strrchr(v[i], '/');
+    base = base ? base + 1 : v[i];
+    int w = snprintf(buf + used, cap - used, "%s/../lib/tsaot/%s", exe, base);
+    if (w < 0 || (size_t)w >= cap - used || access(buf + used, R_OK) != 0)
+      return false;
+    paths[i] = buf + used;
+    used += (size_t)w + 1;
+  }
+  for (uint32_t i = 0; i < n && i < 16; i++)
+    v[i] = paths[i];
+  return true;
+}
+
 static bool ts_cc_ends_with(const char *s, const char *suffix) {
   size_t a = strlen(s), b = strlen(suffix);
   return a >= b && strcmp(s + a - b, suffix) == 0;
@@ -907,6 +938,10 @@ int main(int argc, char **argv) {
     const char *env_rt = getenv("TSAOT_RUNTIME_LIBS");
     char *rt_copy = env_rt ? strdup(env_rt) : NULL;
     uint32_t nrt = ts_cc_split(rt_copy ? rt_copy : rt, rtv, 16), nsys = ts_cc_split(sys, sysv, 16);
+    /* $TSAOT_RUNTIME_LIBS, else the installed libraries, else the build tree's */
+    static char installed[16 * 4200];
+    if (!rt_copy)
+      (void)ts_cc_installed_libs(rtv, nrt, installed, sizeof installed);
     bool ok = ts_cg_link_shared(objpath, out, rtv, nrt, sysv, nsys, TSAOT_LINK_FLAGS, &d);
     free(rt_copy);
     if (!ok) {
