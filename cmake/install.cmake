@@ -34,8 +34,16 @@ install(TARGETS ${TSAOT_INSTALL_RT_LIBS} ARCHIVE DESTINATION lib/tsaot)
 # The system libraries they need, for tsaotConfig.cmake and tsaot.pc: the
 # OpenBLAS tsaot links (its folder for -L: Debian keeps the pthread variant
 # out of the default path), libzip, threads, libm, libdl.
+# A sanitizer build's libraries need its runtime at link time, as
+# tools/tsaot.c's link line does (TSAOT_LINK_FLAGS).
 get_filename_component(TSAOT_OPENBLAS_DIR ${TSAOT_OPENBLAS_LIBRARY} DIRECTORY)
-set(TSAOT_PC_SYS_LIBS "-L${TSAOT_OPENBLAS_DIR} -lopenblas -lzip -lpthread -lm -ldl")
+set(TSAOT_SAN_LINK_FLAGS "")
+if(TSAOT_SANITIZE)
+  set(TSAOT_SAN_LINK_FLAGS "-fsanitize=address,undefined")
+elseif(TSAOT_TSAN)
+  set(TSAOT_SAN_LINK_FLAGS "-fsanitize=thread")
+endif()
+set(TSAOT_PC_SYS_LIBS "-L${TSAOT_OPENBLAS_DIR} -lopenblas -lzip -lpthread -lm -ldl ${TSAOT_SAN_LINK_FLAGS}")
 configure_file(${CMAKE_SOURCE_DIR}/cmake/tsaot.pc.in ${CMAKE_BINARY_DIR}/install/tsaot.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/install/tsaot.pc DESTINATION lib/pkgconfig)
 
