@@ -187,8 +187,9 @@ static uint32_t ts_cc_split(char *s, const char **out, uint32_t max) {
 /* An installed tsaot (PREFIX/bin/tsaot) links the libraries installed
  * beside it (PREFIX/lib/tsaot/, same file names as in the build tree), not
  * the build tree it was built in, which a package's user does not have.
- * Rewrites the n paths in v to that folder when every one is there (paths
- * are built in buf, of cap bytes); false leaves them as they are. */
+ * Rewrites the n paths in v to that folder when every one is there and
+ * this is not the build tree's tsaot (paths are built in buf, of cap
+ * bytes); false leaves them as they are. */
 static bool ts_cc_installed_libs(const char **v, uint32_t n, char *buf, size_t cap) {
   char exe[4096];
   ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -199,6 +200,11 @@ static bool ts_cc_installed_libs(const char **v, uint32_t n, char *buf, size_t c
   if (!slash)
     return false;
   *slash = 0; /* PREFIX/bin */
+  /* the build tree's own tsaot (beside the libraries it was built with)
+   * keeps them, whatever lies in ../lib/tsaot */
+  const char *lib_slash = n ? strrchr(v[0], '/') : NULL;
+  if (lib_slash && (size_t)(lib_slash - v[0]) == strlen(exe) && memcmp(v[0], exe, strlen(exe)) == 0)
+    return false;
   size_t used = 0;
   const char *paths[16];
   for (uint32_t i = 0; i < n && i < 16; i++) {
