@@ -10,7 +10,8 @@
 #   b. P/bin/tsaot compiles tests/fixtures/tiny_cnn to a .so that P/bin/tsaot-run
 #      runs on in0.npy; tests/npy_close.py compares with PyTorch's out0.npy
 #   c. tests/install/consumer configured and built with find_package(tsaot)
-#      and tsaot_add_model() (cmake -DCMAKE_PREFIX_PATH=P), run on tiny_cnn
+#      and tsaot_add_model(... NO_FALLBACK) (cmake -DCMAKE_PREFIX_PATH=P), run
+#      on tiny_cnn
 #   d. the same main.c with a `tsaot -c --name tiny` object and
 #      cc $(pkg-config --cflags --libs tsaot)
 #   e. the Python package from P/lib/python3/dist-packages (Debian's python3):
