@@ -229,13 +229,15 @@ static void sr_tri_solve(ts_sr_call *c) {
 }
 
 /* linalg_eigh, linalg_eigvalsh, _linalg_eigh, symeig: eigenvalues (*, n),
- * eigenvectors (*, n, n) when computed */
+ * real (float32/float64 for complex64/complex128 inputs), eigenvectors
+ * (*, n, n) in the input's dtype when computed */
 static void sr_eigh(ts_sr_call *c) {
   ts_sr_shape a;
   if (!sl_square(c, 0, &a)) return;
   int32_t nb = a.rank - 2;
   int64_t n = a.sizes[nb] >= 0 ? a.sizes[nb] : a.sizes[nb + 1];
-  sl_set(c, 0, &a, nb, a.dtype, 1, n, 0);
+  int8_t vdt = a.dtype == TS_DT_COMPLEX64 ? TS_DT_FLOAT32 : a.dtype == TS_DT_COMPLEX128 ? TS_DT_FLOAT64 : a.dtype;
+  sl_set(c, 0, &a, nb, vdt, 1, n, 0);
   bool v = c->node->kind == TS_K_aten_linalg_eigh;
   if (c->node->kind == TS_K_aten__linalg_eigh || c->node->kind == TS_K_aten_symeig)
     if (!ts_sr_bool(c, c->node->kind == TS_K_aten_symeig ? 1 : 2, &v)) return;

@@ -209,8 +209,9 @@ static void ts_k_init_once(void) {
       ts_k_all[ts_k_nall++] = e;
     }
   }
-  /* kernels of other files that move elements without reading them as
-   * numbers, and so take complex tensors as they are */
+  /* kernels of other files that take complex tensors as they are: those
+   * that move elements without reading them as numbers, and linalg.c's
+   * that call LAPACK's complex routines */
   for (const char *const *g = ts_rt_complex_generic; *g; g++) {
     const ts_schema *sc = ts_k_resolve(*g);
     if (!sc) {

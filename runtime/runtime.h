@@ -515,7 +515,8 @@ bool ts_rt_kernels_init(ts_diag *d);
 ts_rt_kernel_fn ts_rt_kernel_for(const ts_schema *s);
 /* Whether the kernel of s takes complex tensors: complex.c's and fft.c's,
  * the pointwise table's (its kernels hand complex operands to complex.c),
- * the element-moving kernels complex.c lists (ts_rt_complex_generic), those
+ * the kernels complex.c lists (ts_rt_complex_generic: element-moving ones,
+ * linalg.c's eig/eigvals/eigh/eigvalsh), those
  * complex.c wraps (ts_rt_cx_alts), and their in-place and out= adapters. The interpreter and compiled models
  * call ts_rt_call_complex_check before any other kernel, so that a kernel
  * written for real dtypes refuses a complex tensor rather than read its

@@ -258,13 +258,15 @@ static bool k_is_false(ts_rt_ctx *c, ts_rt_call *call) {
 
 /* Kernels of other files that take complex tensors as they are: views,
  * copies and joins that move elements by their size (checked on complex
- * inputs against PyTorch), and those that read only metadata. Every other
+ * inputs against PyTorch), those that read only metadata, and linalg.c's
+ * that run LAPACK's complex routines themselves (eig, eigvals by geev;
+ * eigh, eigvalsh by heevd). Every other
  * kernel outside complex.c, fft.c and the non-tensor tables (prim, list,
  * dict, str) refuses complex inputs (ts_rt_call_complex_check). */
 const char *const ts_rt_complex_generic[] = {
-    "aten::cat", "aten::chunk", "aten::clone", "aten::constant_pad_nd", "aten::contiguous", "aten::copy_",
+    "aten::_linalg_eigh", "aten::cat", "aten::chunk", "aten::clone", "aten::constant_pad_nd", "aten::contiguous", "aten::copy_",
     "aten::detach", "aten::diag", "aten::diag_embed", "aten::diagonal", "aten::dim", "aten::empty_like", "aten::expand", "aten::expand_as", "aten::flatten.using_ints",
-    "aten::flip", "aten::gather", "aten::index_select", "aten::is_floating_point", "aten::len.Tensor", "aten::narrow", "aten::narrow.Tensor",
+    "aten::flip", "aten::gather", "aten::index_select", "aten::is_floating_point", "aten::len.Tensor", "aten::linalg_eig", "aten::linalg_eigh", "aten::linalg_eigvals", "aten::linalg_eigvalsh", "aten::narrow", "aten::narrow.Tensor",
     "aten::new_zeros", "aten::numel", "aten::ones_like", "aten::pad", "aten::permute", "aten::repeat", "aten::reshape",
     "aten::reshape_as", "aten::roll", "aten::select.int", "aten::size", "aten::size.int", "aten::slice.Tensor",
     "aten::split.Tensor", "aten::split.sizes", "aten::squeeze", "aten::squeeze.dim", "aten::stack", "aten::t",

@@ -37,6 +37,13 @@ void ssyevd_(const char *jobz, const char *uplo, const ts_la_int *n, float *a, c
 void dsyevd_(const char *jobz, const char *uplo, const ts_la_int *n, double *a, const ts_la_int *lda, double *w,
              double *work, const ts_la_int *lwork, ts_la_int *iwork, const ts_la_int *liwork, ts_la_int *info,
              size_t ljobz, size_t luplo);
+/* cheevd/zheevd: a and work complex (interleaved), w and rwork real. */
+void cheevd_(const char *jobz, const char *uplo, const ts_la_int *n, float *a, const ts_la_int *lda, float *w,
+             float *work, const ts_la_int *lwork, float *rwork, const ts_la_int *lrwork, ts_la_int *iwork,
+             const ts_la_int *liwork, ts_la_int *info, size_t ljobz, size_t luplo);
+void zheevd_(const char *jobz, const char *uplo, const ts_la_int *n, double *a, const ts_la_int *lda, double *w,
+             double *work, const ts_la_int *lwork, double *rwork, const ts_la_int *lrwork, ts_la_int *iwork,
+             const ts_la_int *liwork, ts_la_int *info, size_t ljobz, size_t luplo);
 void sgeev_(const char *jobvl, const char *jobvr, const ts_la_int *n, float *a, const ts_la_int *lda, float *wr,
             float *wi, float *vl, const ts_la_int *ldvl, float *vr, const ts_la_int *ldvr, float *work,
             const ts_la_int *lwork, ts_la_int *info, size_t ljobvl, size_t ljobvr);

@@ -1,7 +1,7 @@
 /* runtime/kernels/linalg.c: linear algebra through LAPACK (lapack.h), as
  * PyTorch 1.13 computes it on the CPU: the same routine per op (LU by getrf
  * and getrs for det, slogdet, inv and solve; Cholesky by potrf, potrs,
- * potri; triangular solves by trsm; eigh by syevd; eig and eigvals by
+ * potri; triangular solves by trsm; eigh by syevd or heevd; eig and eigvals by
  * geev; SVD by gesdd; QR by geqrf, orgqr, ormqr; lstsq by the driver asked for, gelsy by default;
  * LDL by sytrf, sytrs; pinv, matrix_rank and cond over the SVD or eigh as
  * ATen composes them; matrix_exp, not a LAPACK routine, by scaling and
@@ -11,7 +11,8 @@
  *
  * float32 runs the s routines, float64 the d ones (eig and eigvals also
  * take complex64/complex128, by the c and z ones, and return complex
- * results); other dtypes fail with PyTorch's message. A batch of matrices (*, m, n) is gathered one matrix
+ * results; eigh and eigvalsh take them by heevd, their eigenvalues real);
+ * other dtypes fail with PyTorch's message. A batch of matrices (*, m, n) is gathered one matrix
  * at a time into a column-major scratch buffer (ts_rt_malloc), factored or
  * solved there and scattered into contiguous outputs. Where ATen factors
  * A^T instead of A (det, slogdet and solve of a contiguous A) so does this
@@ -1200,60 +1201,74 @@ static bool la_k_triangular_solve(ts_rt_ctx *c, ts_rt_call *call) {
 
 /* ------------------------------------------------------------ eigh */
 
-/* syevd of each matrix (the triangle uplo): eigenvalues (*, n) ascending,
- * eigenvectors (*, n, n) as columns when vectors, else NULL */
+/* One syevd/heevd call by A's dtype; lwork -1 is the workspace query. */
+static void la_syevd(ts_dtype dt, char jobz, char uplo, ts_la_int n, void *a, ts_la_int ld, void *w, void *work,
+                     ts_la_int lwork, void *rwork, ts_la_int lrwork, ts_la_int *iwork, ts_la_int liwork,
+                     ts_la_int *info) {
+  switch (dt) {
+  case TS_DT_FLOAT32: ssyevd_(&jobz, &uplo, &n, a, &ld, w, work, &lwork, iwork, &liwork, info, 1, 1); break;
+  case TS_DT_FLOAT64: dsyevd_(&jobz, &uplo, &n, a, &ld, w, work, &lwork, iwork, &liwork, info, 1, 1); break;
+  case TS_DT_COMPLEX64:
+    cheevd_(&jobz, &uplo, &n, a, &ld, w, work, &lwork, rwork, &lrwork, iwork, &liwork, info, 1, 1);
+    break;
+  default: zheevd_(&jobz, &uplo, &n, a, &ld, w, work, &lwork, rwork, &lrwork, iwork, &liwork, info, 1, 1); break;
+  }
+}
+
+/* syevd (heevd for complex64/128) of each matrix (the triangle uplo):
+ * eigenvalues (*, n) ascending, real (the parts' dtype for complex A),
+ * eigenvectors (*, n, n) in A's dtype as columns when vectors, else NULL */
 static bool la_eigh(ts_rt_ctx *c, const ts_rt_tensor *A, char uplo, bool vectors, ts_rt_tensor **o, const char *api) {
-  bool d = A->dtype == TS_DT_FLOAT64;
+  ts_dtype dt = (ts_dtype)A->dtype;
+  bool cplx = dt == TS_DT_COMPLEX64 || dt == TS_DT_COMPLEX128;
+  bool d = dt == TS_DT_FLOAT64 || dt == TS_DT_COMPLEX128;
+  size_t rsz = d ? 8 : 4; /* one real */
+  int64_t k = cplx ? 2 : 1; /* reals per element */
   int64_t n = A->sizes[A->ndim - 1], ld = la_max1(n);
   la_batch b;
   la_batch_of(&b, A, 2);
-  o[0] = la_new(c, (ts_dtype)A->dtype, &b, 1, n, 0, false);
-  o[1] = !o[0] ? NULL : vectors ? la_new(c, (ts_dtype)A->dtype, &b, 2, n, n, false) : NULL;
+  o[0] = la_new(c, d ? TS_DT_FLOAT64 : TS_DT_FLOAT32, &b, 1, n, 0, false);
+  o[1] = !o[0] ? NULL : vectors ? la_new(c, dt, &b, 2, n, n, false) : NULL;
   if (!o[0] || (vectors && !o[1])) {
     la_release(o, 2);
     return false;
   }
   char jobz = vectors ? 'V' : 'N';
-  ts_la_int in = (ts_la_int)n, ild = (ts_la_int)ld, lwork = -1, liwork = -1, inf = 0, iwq = 0;
-  double wq = 0;
-  float wqf = 0;
-  /* workspace query */
+  ts_la_int in = (ts_la_int)n, ild = (ts_la_int)ld, lwork = 1, lrwork = 1, liwork = 1, inf = 0, iwq = 0;
+  double wq[2] = {0, 0}, rwq = 0; /* work[0] (complex for heevd), rwork[0] */
+  float wqf[2] = {0, 0}, rwqf = 0;
   if (n > 0) {
-    if (d)
-      dsyevd_(&jobz, &uplo, &in, NULL, &ild, NULL, &wq, &lwork, &iwq, &liwork, &inf, 1, 1);
-    else
-      ssyevd_(&jobz, &uplo, &in, NULL, &ild, NULL, &wqf, &lwork, &iwq, &liwork, &inf, 1, 1);
+    la_syevd(dt, jobz, uplo, in, NULL, ild, NULL, d ? (void *)wq : (void *)wqf, -1, d ? (void *)&rwq : (void *)&rwqf,
+             -1, &iwq, -1, &inf);
+    lwork = (ts_la_int)(d ? wq[0] : (double)wqf[0]) + 1;
+    lrwork = (ts_la_int)(d ? rwq : (double)rwqf) + 1;
+    liwork = iwq > 0 ? iwq : 1;
   }
-  lwork = (ts_la_int)(d ? wq : wqf) + 1;
-  liwork = iwq > 0 ? iwq : 1;
-  void *buf = la_scratch(c, ld * n, d ? 8 : 4);
-  void *work = buf ? la_scratch(c, lwork, d ? 8 : 4) : NULL;
-  ts_la_int *iwork = work ? la_scratch(c, liwork, sizeof(ts_la_int)) : NULL;
+  void *buf = la_scratch(c, ld * n * k, rsz);
+  void *work = buf ? la_scratch(c, (int64_t)lwork * k, rsz) : NULL;
+  void *rwork = work ? la_scratch(c, cplx ? lrwork : 1, rsz) : NULL;
+  ts_la_int *iwork = rwork ? la_scratch(c, liwork, sizeof(ts_la_int)) : NULL;
   int32_t *info = iwork ? la_scratch(c, b.n, sizeof(int32_t)) : NULL;
   if (!info) {
     ts_rt_free(buf);
     ts_rt_free(work);
+    ts_rt_free(rwork);
     ts_rt_free(iwork);
     la_release(o, 2);
     return false;
   }
-  size_t esz = d ? 8 : 4;
   for (int64_t i = 0; i < b.n; i++) {
     la_load(A, la_off(A, 2, &b, i), buf, ld, false);
     inf = 0;
-    char *w = (char *)ts_rt_tensor_data(o[0]) + (size_t)(i * n) * esz;
-    if (n > 0) {
-      if (d)
-        dsyevd_(&jobz, &uplo, &in, buf, &ild, (double *)w, work, &lwork, iwork, &liwork, &inf, 1, 1);
-      else
-        ssyevd_(&jobz, &uplo, &in, buf, &ild, (float *)w, work, &lwork, iwork, &liwork, &inf, 1, 1);
-    }
+    char *w = (char *)ts_rt_tensor_data(o[0]) + (size_t)(i * n) * rsz;
+    if (n > 0) la_syevd(dt, jobz, uplo, in, buf, ild, w, work, lwork, rwork, lrwork, iwork, liwork, &inf);
     info[i] = inf;
     if (vectors) la_store(o[1], i, buf, ld, false);
   }
   bool ok = la_check_info(c, info, b.n, api, A->ndim == 2, LA_ERR_EIG);
   ts_rt_free(buf);
   ts_rt_free(work);
+  ts_rt_free(rwork);
   ts_rt_free(iwork);
   ts_rt_free(info);
   if (!ok) la_release(o, 2);
@@ -1268,8 +1283,12 @@ static bool la_uplo(ts_rt_ctx *c, const ts_rt_str *s, char *out) {
   return ts_rt_fail(c, "Expected UPLO argument to be 'L' or 'U', but got %.*s", (int)s->len, s->data);
 }
 
+/* linalg.eigh's checks: square, then the dtypes its dispatch takes
+ * (float32/64 and complex64/128) */
 static bool la_eigh_checks(ts_rt_ctx *c, const ts_rt_tensor *A) {
-  return la_check_square(c, A, "linalg.eigh", "A") && la_check_dispatch(c, A, "linalg_eigh_cpu");
+  ts_dtype dt = (ts_dtype)A->dtype;
+  if (!la_check_square(c, A, "linalg.eigh", "A")) return false;
+  return dt == TS_DT_COMPLEX64 || dt == TS_DT_COMPLEX128 || la_check_dispatch(c, A, "linalg_eigh_cpu");
 }
 
 /* linalg_eigh(self, UPLO) -> (eigenvalues, eigenvectors) */
