@@ -69,7 +69,7 @@ static const char *ts_fe_a_quote(char *out, size_t cap, const char *s) {
 
 /* qsort has no context argument in C11: the entries being sorted are passed
  * through this thread-local pointer. */
-static _Thread_local const ts_fe_entry *ts_fe_a_sort_entries;
+static TS_TLS const ts_fe_entry *ts_fe_a_sort_entries;
 
 static int ts_fe_a_cmp_idx(const void *a, const void *b) {
   const ts_fe_entry *e = ts_fe_a_sort_entries;

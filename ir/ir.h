@@ -44,6 +44,16 @@ typedef struct ts_opdef ts_opdef;
 #define TS_PRINTF(f, a)
 #endif
 
+/* Thread-local variables (a few words each), in the static TLS block: a
+ * library tsaot writes is dlopen'ed, and dynamic TLS of a dlopen'ed library
+ * is read back wrongly by LeakSanitizer's thread scan (it crashed at exit of
+ * every ASan run that loaded one without touching its TLS first). */
+#if defined(__GNUC__)
+#define TS_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+#else
+#define TS_TLS _Thread_local
+#endif
+
 /* ---------------------------------------------------------------- arena.c */
 
 /* A bump allocator. Memory is zeroed and 16-byte aligned; it is released only

@@ -59,7 +59,7 @@ struct ts_rt_heap {
   size_t cap, count;
 };
 
-static _Thread_local ts_rt_heap *ts_al_current;
+static TS_TLS ts_rt_heap *ts_al_current;
 
 /* ------------------------------------------------------------ block words */
 

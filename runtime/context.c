@@ -53,7 +53,7 @@ struct ts_rt_pool {
 
 /* Set while a thread runs chunks, so that nested parallel_for calls run
  * serially instead of waiting on a pool that is busy with their parent. */
-static _Thread_local bool ts_ctx_in_parallel;
+static TS_TLS bool ts_ctx_in_parallel;
 
 /* How long a worker that finished a job, and a caller whose workers have
  * not, watch for the change they wait for before they sleep on a condition

@@ -165,7 +165,7 @@ typedef struct ts_aot_lasts {
   unsigned next;
 } ts_aot_lasts;
 
-static _Thread_local ts_aot_lasts *ts_aot_mine;
+static TS_TLS ts_aot_lasts *ts_aot_mine;
 static pthread_key_t ts_aot_lasts_key;
 static pthread_once_t ts_aot_lasts_once = PTHREAD_ONCE_INIT;
 static bool ts_aot_lasts_key_ok;

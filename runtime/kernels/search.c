@@ -137,9 +137,9 @@ done:
 /* Rows of a [rows, cols] contiguous buffer of keys, compared
  * lexicographically (qsort_r is not portable: the row width is passed
  * through a thread-local). */
-static _Thread_local const sr_key *sr_rows_keys;
-static _Thread_local int64_t sr_rows_cols;
-static _Thread_local bool sr_rows_isf;
+static TS_TLS const sr_key *sr_rows_keys;
+static TS_TLS int64_t sr_rows_cols;
+static TS_TLS bool sr_rows_isf;
 
 static int sr_cmp_rows(const void *pa, const void *pb) {
   int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
