@@ -44,11 +44,13 @@ typedef struct ts_opdef ts_opdef;
 #define TS_PRINTF(f, a)
 #endif
 
-/* Thread-local variables (a few words each), in the static TLS block: a
- * library tsaot writes is dlopen'ed, and dynamic TLS of a dlopen'ed library
+/* Thread-local variables (a few words each). Under ASan they sit in the
+ * static TLS block: a library tsaot writes is dlopen'ed, and its dynamic TLS
  * is read back wrongly by LeakSanitizer's thread scan (it crashed at exit of
- * every ASan run that loaded one without touching its TLS first). */
-#if defined(__GNUC__)
+ * every ASan run that loaded one without touching its TLS first). Not in
+ * other builds: a process that dlopens many libraries (Python with torch)
+ * runs out of static TLS ("cannot allocate memory in static TLS block"). */
+#if defined(__SANITIZE_ADDRESS__)
 #define TS_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 #else
 #define TS_TLS _Thread_local

@@ -165,7 +165,8 @@ bool ts_tool_summary_ops(ts_buf *b, const ts_graph *g, const char *(*source)(voi
     free(c.v);
     return false;
   }
-  qsort(c.v, c.n, sizeof *c.v, ts_tool_opcount_cmp);
+  if (c.n > 1)
+    qsort(c.v, c.n, sizeof *c.v, ts_tool_opcount_cmp);
   uint32_t total = 0;
   for (uint32_t i = 0; i < c.n; i++)
     total += c.v[i].n;
